@@ -1,0 +1,20 @@
+// fast_blas.hpp: make sure OpenBLAS uses the vector units this CPU has.
+//
+// Debian's OpenBLAS picks its kernels at start-up from the CPU model. Version
+// 0.3.21 does not know recent Xeons (e.g. family 6 model 207) and falls back to
+// its oldest kernels ("Prescott", SSE3): matrix products run about 4x slower
+// (25 instead of 90 GFLOP/s measured here). OpenBLAS reads its choice from the
+// environment variable OPENBLAS_CORETYPE only while the library loads, so when
+// the fallback happened on a CPU with AVX-512 (or AVX2) we set the variable and
+// start the program again, once. Set OPENBLAS_CORETYPE yourself to override.
+#pragma once
+
+namespace tang {
+
+// Call first thing in main(). May replace the process (execv) with itself.
+void ensure_fast_blas(char** argv);
+
+// The OpenBLAS kernel family in use, e.g. "SkylakeX".
+const char* blas_core_name();
+
+}  // namespace tang

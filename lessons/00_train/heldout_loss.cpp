@@ -1,0 +1,32 @@
+#include "heldout_loss.hpp"
+
+#include <algorithm>
+
+namespace tang {
+
+double heldout_loss(TrainableGPT& model, const std::vector<TokenId>& stream, std::size_t batch_size) {
+  const std::size_t T = model.config().block_size;
+  if (stream.size() < 2) return 0.0;
+  const std::size_t targets = stream.size() - 1;
+  double total = 0.0;
+  std::vector<TokenId> inputs, outputs;
+  auto run = [&](std::size_t first_window, std::size_t windows, std::size_t length) {
+    inputs.clear();
+    outputs.clear();
+    for (std::size_t w = first_window; w < first_window + windows; ++w) {
+      const auto begin = stream.begin() + static_cast<std::ptrdiff_t>(w * T);
+      inputs.insert(inputs.end(), begin, begin + static_cast<std::ptrdiff_t>(length));
+      outputs.insert(outputs.end(), begin + 1, begin + 1 + static_cast<std::ptrdiff_t>(length));
+    }
+    const float mean = model.forward(inputs, outputs, windows, length);
+    total += static_cast<double>(mean) * static_cast<double>(windows * length);
+  };
+  const std::size_t full_windows = targets / T;
+  for (std::size_t w = 0; w < full_windows; w += batch_size) {
+    run(w, std::min(batch_size, full_windows - w), T);
+  }
+  if (const std::size_t rest = targets % T; rest > 0) run(full_windows, 1, rest);
+  return total / static_cast<double>(targets);
+}
+
+}  // namespace tang

@@ -1,0 +1,34 @@
+// train_state.hpp: everything needed to continue training exactly where it stopped.
+//
+// One safetensors file with three flat tensors of the parameter layout:
+// "params", "adam.m", "adam.v"; and in __metadata__ the model description (as
+// in a model checkpoint) plus "step", "rng_state", "elapsed_seconds" and the
+// training settings, so a resumed run can refuse a different configuration.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "adamw.hpp"
+#include "trainable_gpt.hpp"
+
+namespace tang {
+
+struct TrainProgress {
+  long step = 0;                 // optimizer steps done
+  std::uint64_t rng_state = 0;   // of the batch sampler
+  double elapsed_seconds = 0.0;  // training time over all runs so far
+};
+
+void save_train_state(const std::string& path, const TrainableGPT& model, const AdamW& optimizer,
+                      const Tokenizer& tokenizer, const TrainProgress& progress,
+                      const std::map<std::string, std::string>& settings);
+
+// Fills model and optimizer; throws UserError when the file is not a training
+// state of this very model config and vocabulary, or settings disagree.
+TrainProgress load_train_state(const std::string& path, TrainableGPT& model, AdamW& optimizer,
+                               const Tokenizer& tokenizer,
+                               const std::map<std::string, std::string>& settings);
+
+}  // namespace tang

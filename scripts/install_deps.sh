@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages this course builds with, but only those missing.
+# Idempotent; runs as root (no sudo needed) or through sudo when not root.
+set -euo pipefail
+
+packages=(
+  cmake g++ make ninja-build pkg-config
+  libxtensor-dev libxtensor-blas-dev xtl-dev libopenblas-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  nlohmann-json3-dev libcli11-dev libopencc-dev opencc
+)
+# Extra tools some optional steps use: pass --extras to install them too.
+extras=(python3-numpy gnuplot-nox clang libclang-rt-14-dev)
+if [[ "${1:-}" == "--extras" ]]; then packages+=("${extras[@]}"); fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+echo "installing: ${missing[*]}"
+as_root=()
+if [[ $(id -u) -ne 0 ]]; then as_root=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update -qq
+"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,213 @@
+// gradient_test: every backward pass against finite differences.
+//
+// For an operation y = f(x) we pick a random "upstream gradient" R and the
+// scalar L = sum(y * R). The backward pass, fed dout = R, must give dL/dx; the
+// numeric check nudges each input by +-eps and measures
+// (L(x + eps) - L(x - eps)) / (2 eps), with L summed in double precision.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <vector>
+
+#include "ops.hpp"
+#include "rng.hpp"
+#include "trainable_gpt.hpp"
+
+namespace {
+
+using Floats = std::vector<float>;
+
+Floats random_floats(std::size_t n, tang::Rng& rng, float scale = 1.0f) {
+  Floats v(n);
+  for (float& x : v) x = scale * rng.normal();
+  return v;
+}
+
+double weighted_sum(const Floats& y, const Floats& r) {
+  double s = 0.0;
+  for (std::size_t i = 0; i < y.size(); ++i) s += static_cast<double>(y[i]) * r[i];
+  return s;
+}
+
+// Compares `analytic` with central differences of `loss` over every entry of `x`.
+void expect_matches_finite_differences(const char* what, Floats& x, const Floats& analytic,
+                                       const std::function<double()>& loss, float eps = 1e-2f,
+                                       double tolerance = 1e-2) {
+  ASSERT_EQ(x.size(), analytic.size());
+  Floats numeric(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const float saved = x[i];
+    x[i] = saved + eps;
+    const double up = loss();
+    x[i] = saved - eps;
+    const double down = loss();
+    x[i] = saved;
+    numeric[i] = static_cast<float>((up - down) / (2.0 * eps));
+  }
+  // Errors are measured against the largest gradient, so that entries near
+  // zero (where float rounding dominates) do not decide the verdict.
+  double scale = 1e-6, worst = 0.0;
+  std::size_t worst_index = 0;
+  for (float g : numeric) scale = std::max(scale, static_cast<double>(std::abs(g)));
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double error = std::abs(static_cast<double>(numeric[i]) - analytic[i]) / scale;
+    if (error > worst) worst = error, worst_index = i;
+  }
+  EXPECT_LE(worst, tolerance) << what << ": backward disagrees with finite differences at entry "
+                              << worst_index << " (analytic " << analytic[worst_index]
+                              << ", numeric " << numeric[worst_index] << ", error " << worst
+                              << " of the largest gradient " << scale << ")";
+}
+
+TEST(OpGradients, LayerNorm) {
+  tang::Rng rng(1);
+  const std::size_t N = 3, C = 8;
+  Floats x = random_floats(N * C, rng), w = random_floats(C, rng), b = random_floats(C, rng);
+  const Floats r = random_floats(N * C, rng);
+  Floats y(N * C), mean(N), rstd(N);
+  auto loss = [&] {
+    tang::ops::layernorm_forward(y.data(), mean.data(), rstd.data(), x.data(), w.data(), b.data(), N, C);
+    return weighted_sum(y, r);
+  };
+  loss();
+  Floats dx(N * C), dw(C), db(C);
+  tang::ops::layernorm_backward(dx.data(), dw.data(), db.data(), r.data(), x.data(), w.data(),
+                                mean.data(), rstd.data(), N, C);
+  expect_matches_finite_differences("layernorm dx", x, dx, loss);
+  expect_matches_finite_differences("layernorm dweight", w, dw, loss);
+  expect_matches_finite_differences("layernorm dbias", b, db, loss);
+}
+
+TEST(OpGradients, Matmul) {
+  tang::Rng rng(2);
+  const std::size_t N = 4, IC = 5, OC = 3;
+  Floats x = random_floats(N * IC, rng), w = random_floats(OC * IC, rng), b = random_floats(OC, rng);
+  const Floats r = random_floats(N * OC, rng);
+  Floats y(N * OC);
+  auto loss = [&] {
+    tang::ops::matmul_forward(y.data(), x.data(), w.data(), b.data(), N, IC, OC);
+    return weighted_sum(y, r);
+  };
+  Floats dx(N * IC), dw(OC * IC), db(OC);
+  tang::ops::matmul_backward(dx.data(), dw.data(), db.data(), r.data(), x.data(), w.data(), N, IC, OC);
+  expect_matches_finite_differences("matmul dinp", x, dx, loss);
+  expect_matches_finite_differences("matmul dweight", w, dw, loss);
+  expect_matches_finite_differences("matmul dbias", b, db, loss);
+}
+
+TEST(OpGradients, MatmulSingleRowUsesTheSameMaths) {
+  tang::Rng rng(3);
+  const std::size_t IC = 6, OC = 4;
+  const Floats x = random_floats(IC, rng), w = random_floats(OC * IC, rng), b = random_floats(OC, rng);
+  Floats gemv(OC), reference(OC);
+  tang::ops::matmul_forward(gemv.data(), x.data(), w.data(), b.data(), 1, IC, OC);
+  for (std::size_t o = 0; o < OC; ++o) {
+    double s = b[o];
+    for (std::size_t i = 0; i < IC; ++i) s += static_cast<double>(w[o * IC + i]) * x[i];
+    reference[o] = static_cast<float>(s);
+  }
+  for (std::size_t o = 0; o < OC; ++o) EXPECT_NEAR(gemv[o], reference[o], 1e-5);
+}
+
+TEST(OpGradients, Gelu) {
+  tang::Rng rng(4);
+  const std::size_t n = 40;
+  Floats x = random_floats(n, rng, 2.0f);
+  const Floats r = random_floats(n, rng);
+  Floats y(n);
+  auto loss = [&] {
+    tang::ops::gelu_forward(y.data(), x.data(), n);
+    return weighted_sum(y, r);
+  };
+  Floats dx(n);
+  tang::ops::gelu_backward(dx.data(), x.data(), r.data(), n);
+  expect_matches_finite_differences("gelu", x, dx, loss, 1e-3f);
+}
+
+TEST(OpGradients, Residual) {
+  tang::Rng rng(5);
+  const std::size_t n = 10;
+  Floats a = random_floats(n, rng), b = random_floats(n, rng);
+  const Floats r = random_floats(n, rng);
+  Floats y(n);
+  auto loss = [&] {
+    tang::ops::residual_forward(y.data(), a.data(), b.data(), n);
+    return weighted_sum(y, r);
+  };
+  Floats da(n), db(n);
+  tang::ops::residual_backward(da.data(), db.data(), r.data(), n);
+  expect_matches_finite_differences("residual da", a, da, loss);
+  expect_matches_finite_differences("residual db", b, db, loss);
+}
+
+TEST(OpGradients, Encoder) {
+  tang::Rng rng(6);
+  const std::size_t B = 2, T = 3, C = 4, V = 5;
+  const std::vector<tang::TokenId> tokens{1, 4, 1, 0, 2, 2};
+  Floats wte = random_floats(V * C, rng), wpe = random_floats(T * C, rng);
+  const Floats r = random_floats(B * T * C, rng);
+  Floats y(B * T * C);
+  auto loss = [&] {
+    tang::ops::encoder_forward(y.data(), tokens.data(), wte.data(), wpe.data(), B, T, C);
+    return weighted_sum(y, r);
+  };
+  Floats dwte(V * C), dwpe(T * C);
+  tang::ops::encoder_backward(dwte.data(), dwpe.data(), r.data(), tokens.data(), B, T, C);
+  expect_matches_finite_differences("encoder dwte", wte, dwte, loss);
+  expect_matches_finite_differences("encoder dwpe", wpe, dwpe, loss);
+}
+
+TEST(OpGradients, CausalAttention) {
+  tang::Rng rng(7);
+  const std::size_t B = 2, T = 5, C = 8, NH = 2;
+  Floats qkv = random_floats(B * T * 3 * C, rng);
+  const Floats r = random_floats(B * T * C, rng);
+  Floats y(B * T * C), att(B * NH * T * T);
+  auto loss = [&] {
+    tang::ops::attention_forward(y.data(), att.data(), qkv.data(), B, T, C, NH);
+    return weighted_sum(y, r);
+  };
+  loss();
+  Floats dqkv(B * T * 3 * C);
+  tang::ops::attention_backward(dqkv.data(), r.data(), qkv.data(), att.data(), B, T, C, NH);
+  expect_matches_finite_differences("attention dqkv", qkv, dqkv, loss);
+}
+
+TEST(OpGradients, CrossEntropy) {
+  tang::Rng rng(8);
+  const std::size_t N = 3, V = 6;
+  Floats logits = random_floats(N * V, rng);
+  const std::vector<tang::TokenId> targets{2, 0, 5};
+  Floats probs(N * V), losses(N);
+  auto loss = [&] {
+    return static_cast<double>(tang::ops::crossentropy_forward(losses.data(), probs.data(),
+                                                               logits.data(), targets.data(), N, V));
+  };
+  loss();
+  Floats dlogits(N * V);
+  tang::ops::crossentropy_backward(dlogits.data(), probs.data(), targets.data(), N, V);
+  expect_matches_finite_differences("cross-entropy dlogits", logits, dlogits, loss);
+}
+
+// The whole model: every parameter of a tiny GPT.
+TEST(ModelGradient, WholeTinyModelMatchesFiniteDifferences) {
+  const tang::GPTConfig config{7, 6, 2, 2, 8};
+  tang::TrainableGPT model(config, 2);
+  tang::Rng rng(9);
+  for (float& p : model.params) p = 0.3f * rng.normal();
+  const std::vector<tang::TokenId> inputs{1, 2, 3, 4, 5, 6, 0, 6, 5, 4, 3, 2};
+  const std::vector<tang::TokenId> targets{2, 3, 4, 5, 6, 0, 6, 5, 4, 3, 2, 1};
+  model.zero_grad();
+  model.forward(inputs, targets, 2, 6);
+  model.backward();
+  Floats analytic(model.grads.begin(), model.grads.end());
+  Floats params(model.params.begin(), model.params.end());
+  auto loss = [&] {
+    std::copy(params.begin(), params.end(), model.params.begin());
+    return static_cast<double>(model.forward(inputs, targets, 2, 6));
+  };
+  expect_matches_finite_differences("whole model", params, analytic, loss);
+}
+
+}  // namespace
