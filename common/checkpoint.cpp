@@ -93,14 +93,19 @@ GPT model_from_safetensors(const SafetensorsFile& file, const std::string& path)
                   std::to_string(tokenizer.size()) + " characters in 'vocab'");
   }
 
-  // Every expected tensor exactly once, with its shape; nothing else.
+  // Every expected tensor exactly once, with its shape and dtype; nothing else.
+  // All of it is checked before the parameter buffer is allocated: the metadata
+  // alone could ask for terabytes, the tensors in the file cannot.
   const auto layout = parameter_layout(config);
   std::map<std::string, const NamedTensor*> by_name;
   for (const NamedTensor& t : file.tensors) by_name[t.name] = &t;
-  Tensor<1> parameters = Tensor<1>::from_shape({parameter_count(config)});
+  std::vector<const NamedTensor*> found;  // in layout order
   for (const ParameterSpec& spec : layout) {
     auto it = by_name.find(spec.name);
-    if (it == by_name.end()) bad(path, "has no tensor '" + spec.name + "'");
+    if (it == by_name.end()) {
+      bad(path, "has no tensor '" + spec.name + "', which its metadata (" + config.describe() +
+                    ") needs");
+    }
     const NamedTensor& t = *it->second;
     if (t.shape != spec.shape) {
       auto show = [](const std::vector<std::size_t>& s) {
@@ -111,11 +116,25 @@ GPT model_from_safetensors(const SafetensorsFile& file, const std::string& path)
       bad(path, "has tensor '" + spec.name + "' of shape " + show(t.shape) + " but its metadata (" +
                     config.describe() + ") needs " + show(spec.shape));
     }
-    const std::vector<float> values = t.to_floats();
-    std::copy(values.begin(), values.end(), parameters.begin() + static_cast<std::ptrdiff_t>(spec.offset));
+    if (t.dtype != "F32") {
+      bad(path, "has tensor '" + spec.name + "' of dtype " + t.dtype +
+                    ", but this course reads float32 (F32) weights only");
+    }
+    if (t.bytes.size() != spec.size * sizeof(float)) {  // only a file built in memory can get here
+      bad(path, "has tensor '" + spec.name + "' with " + std::to_string(t.bytes.size()) +
+                    " bytes, but its shape needs " + std::to_string(spec.size * sizeof(float)));
+    }
+    found.push_back(&t);
     by_name.erase(it);
   }
   if (!by_name.empty()) bad(path, "has an unexpected tensor '" + by_name.begin()->first + "'");
+
+  Tensor<1> parameters = Tensor<1>::from_shape({parameter_count(config)});
+  for (std::size_t i = 0; i < layout.size(); ++i) {
+    const std::vector<float> values = found[i]->to_floats();
+    std::copy(values.begin(), values.end(),
+              parameters.begin() + static_cast<std::ptrdiff_t>(layout[i].offset));
+  }
   return GPT(config, std::move(tokenizer), std::move(parameters));
 }
 

@@ -11,8 +11,22 @@
 
 namespace tang {
 
+// `text` with line breaks and other control characters shown escaped ("\\n",
+// "\\x1b"), so a message stays on one line whatever file or prompt it quotes.
+std::string one_line(const std::string& text);
+
 struct UserError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit UserError(const std::string& message) : std::runtime_error(one_line(message)) {}
+};
+
+}  // namespace tang
+
+namespace tang {
+
+// Thrown by an exercise stub the learner has not completed yet; the message
+// names the file to edit.
+struct NotImplemented : std::logic_error {
+  using std::logic_error::logic_error;
 };
 
 }  // namespace tang

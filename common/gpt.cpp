@@ -85,6 +85,9 @@ View<2> forward(const GPT& model, std::span<const TokenId> tokens, std::size_t s
   if (T == 0) throw std::invalid_argument("forward: no tokens");
   if (start != cache.length) throw std::invalid_argument("forward: start must equal cache.length");
   if (start + T > cfg.block_size) throw std::invalid_argument("forward: text longer than the context");
+  for (TokenId id : tokens) {
+    if (id < 0 || static_cast<std::size_t>(id) >= V) throw std::invalid_argument("forward: token id out of range");
+  }
 
   float* x = s.x.data();  // (T, C)
   ops::encoder_forward(x, tokens.data(), w.wte.data(), w.wpe.data(), 1, T, C, start);

@@ -47,8 +47,7 @@ std::vector<TokenId> Tokenizer::encode(std::string_view text) const {
     const std::string_view c = text.substr(offset, length);
     auto id = find(c);
     if (!id) {
-      const std::string shown = c == "\n" ? "\\n" : std::string(c);
-      throw UserError("the character '" + shown + "' (byte " + std::to_string(offset) +
+      throw UserError("the character '" + std::string(c) + "' (byte " + std::to_string(offset) +
                       ") is not in the model's vocabulary: use characters from the Tang poems");
     }
     ids.push_back(*id);

@@ -10,7 +10,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libopencc-dev opencc
 )
 # Extra tools some optional steps use: pass --extras to install them too.
-extras=(python3-numpy gnuplot-nox clang libclang-rt-14-dev)
+extras=(python3-numpy gnuplot-nox clang libclang-rt-14-dev python3-torch)
 if [[ "${1:-}" == "--extras" ]]; then packages+=("${extras[@]}"); fi
 
 missing=()

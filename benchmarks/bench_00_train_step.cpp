@@ -1,0 +1,79 @@
+// bench_00_train_step: what lesson 00 adds, one optimizer step of training.
+//
+//   lesson00/train_step/32     sample a batch of 32 x 128 tokens, forward, backward,
+//                              clip the gradient, AdamW: tokens/s
+//   lesson00/forward_loss/32   the forward pass and loss alone, for the split
+//
+// Two threads by default (the trainer's setting on these machines); the floor
+// still runs on one. Training does not read the weights once per token, so its
+// rows show no x_floor: compare them with PyTorch instead (docs/benchmarks.md).
+#include <vector>
+
+#include "adamw.hpp"
+#include "bench_common.hpp"
+#include "poem_dataset.hpp"
+#include "trainable_gpt.hpp"
+
+namespace {
+
+using namespace tang;
+
+// The course model's weights in a trainable model, and a stream of random ids
+// to cut batches from (the cost of a step does not depend on which ids).
+struct TrainingSetup {
+  explicit TrainingSetup(std::size_t batch)
+      : config(bench::course_model().config()), model(config, batch), optimizer(config, {}) {
+    const Tensor<1>& weights = bench::course_model().parameters();
+    std::copy(weights.begin(), weights.end(), model.params.begin());
+    Rng ids(3);
+    stream.resize(1 << 20);
+    for (TokenId& id : stream) id = static_cast<TokenId>(ids.below(config.vocab_size));
+  }
+  GPTConfig config;
+  TrainableGPT model;
+  AdamW optimizer;
+  std::vector<TokenId> stream, inputs, targets;
+  Rng rng{1337};
+};
+
+void BM_train_step(benchmark::State& state) {
+  const auto B = static_cast<std::size_t>(state.range(0));
+  TrainingSetup s(B);
+  const std::size_t T = s.config.block_size;
+  long step = 0;
+  bench::StepClock clock(state);
+  for (auto _ : state) {
+    sample_batch(s.stream, B, T, s.rng, s.inputs, s.targets);
+    s.model.zero_grad();
+    const float loss = s.model.forward(s.inputs, s.targets, B, T);
+    s.model.backward();
+    clip_grad_norm(s.model.grads, 1.0f);
+    s.optimizer.update(s.model.params, s.model.grads, 3e-4f, ++step);
+    benchmark::DoNotOptimize(loss);
+  }
+  clock.finish(state, static_cast<double>(B * T), "tokens_per_s", /*compare_with_floor=*/false);
+}
+
+void BM_forward_loss(benchmark::State& state) {
+  const auto B = static_cast<std::size_t>(state.range(0));
+  TrainingSetup s(B);
+  const std::size_t T = s.config.block_size;
+  sample_batch(s.stream, B, T, s.rng, s.inputs, s.targets);
+  bench::StepClock clock(state);
+  for (auto _ : state) {
+    const float loss = s.model.forward(s.inputs, s.targets, B, T);
+    benchmark::DoNotOptimize(loss);
+  }
+  clock.finish(state, static_cast<double>(B * T), "tokens_per_s", /*compare_with_floor=*/false);
+}
+
+void register_lesson() {
+  benchmark::RegisterBenchmark("lesson00/train_step", BM_train_step)
+      ->Arg(32)->UseRealTime()->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("lesson00/forward_loss", BM_forward_loss)
+      ->Arg(32)->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return tang::bench::bench_main(argc, argv, 2, register_lesson); }

@@ -1,0 +1,70 @@
+// bench_02_temperature: what lesson 02 adds, drawing one character at a temperature.
+//
+//   lesson02/sample_with_temperature   logits / T -> softmax -> one coin (T = 1.0),
+//                                      on the V logits the model gives after a prompt
+//   lesson02/argmax                    T = 0, the greedy pick
+//   lesson02/write_chars/64            the whole generation step: 64 characters with the
+//                                      cache and temperature sampling: characters/s
+// Every sampling iteration starts by copying the V logits, as write() does each step.
+#include <vector>
+
+#include "bench_common.hpp"
+#include "decoder.hpp"
+#include "poem_writer.hpp"
+#include "temperature.hpp"
+
+namespace {
+
+using namespace tang;
+
+void BM_sample_with_temperature(benchmark::State& state) {
+  const std::vector<float> logits = bench::logits_after(bench::course_model(), bench::kPrompt);
+  std::vector<float> work(logits.size());
+  Rng rng(42);
+  bench::StepClock clock(state);
+  for (auto _ : state) {
+    std::copy(logits.begin(), logits.end(), work.begin());
+    benchmark::DoNotOptimize(sample_with_temperature(work, 1.0f, rng));
+  }
+  clock.finish(state, 1, "samples_per_s");
+}
+
+void BM_argmax(benchmark::State& state) {
+  const std::vector<float> logits = bench::logits_after(bench::course_model(), bench::kPrompt);
+  std::vector<float> work(logits.size());
+  Rng rng(42);
+  bench::StepClock clock(state);
+  for (auto _ : state) {
+    std::copy(logits.begin(), logits.end(), work.begin());
+    benchmark::DoNotOptimize(sample_with_temperature(work, 0.0f, rng));
+  }
+  clock.finish(state, 1, "samples_per_s");
+}
+
+void BM_write_chars(benchmark::State& state) {
+  const GPT& model = bench::course_model();
+  const auto n = static_cast<std::size_t>(state.range(0));
+  Decoder decoder(model, /*use_cache=*/true);
+  const Picker pick = temperature_picker(1.0f);
+  std::vector<TokenId> context;
+  bench::StepClock clock(state);
+  for (auto _ : state) {
+    decoder.reset();
+    context = bench::ids(model, "\n");
+    Rng rng(42);
+    benchmark::DoNotOptimize(write(decoder, context, pick, rng, n, /*stop_at_newline=*/false).data());
+  }
+  clock.finish(state, static_cast<double>(n), "chars_per_s");
+}
+
+void register_lesson() {
+  benchmark::RegisterBenchmark("lesson02/sample_with_temperature", BM_sample_with_temperature)
+      ->UseRealTime()->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("lesson02/argmax", BM_argmax)->UseRealTime()->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("lesson02/write_chars", BM_write_chars)
+      ->Arg(64)->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return tang::bench::bench_main(argc, argv, 1, register_lesson); }

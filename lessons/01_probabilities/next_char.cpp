@@ -1,0 +1,37 @@
+#include "next_char.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tang {
+
+void softmax_in_place(std::span<float> logits) {
+  const float max = *std::max_element(logits.begin(), logits.end());
+  float sum = 0.0f;
+  for (float& z : logits) sum += (z = std::exp(z - max));  // exp(-inf) = 0
+  for (float& p : logits) p /= sum;
+}
+
+std::vector<float> next_char_probabilities(Decoder& decoder, std::span<const TokenId> prompt_ids) {
+  const auto logits = decoder.next_logits(prompt_ids);  // (1, V)
+  std::vector<float> probabilities(logits.begin(), logits.end());
+  softmax_in_place(probabilities);
+  return probabilities;
+}
+
+std::vector<Candidate> most_likely(std::span<const float> probabilities, std::size_t n) {
+  std::vector<Candidate> all;
+  all.reserve(probabilities.size());
+  for (std::size_t i = 0; i < probabilities.size(); ++i) {
+    all.push_back({static_cast<TokenId>(i), probabilities[i]});
+  }
+  n = std::min(n, all.size());
+  std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n), all.end(),
+                    [](const Candidate& a, const Candidate& b) {
+                      return a.probability != b.probability ? a.probability > b.probability : a.id < b.id;
+                    });
+  all.resize(n);
+  return all;
+}
+
+}  // namespace tang

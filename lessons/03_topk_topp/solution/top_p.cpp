@@ -1,0 +1,17 @@
+// SOLUTION to exercise 03 (the learner's file is exercise/top_p.cpp, whose
+// comment specifies the behaviour). The lesson's top_p_filter implements the
+// same boundary rule; the exercise's version simply owns its scratch space.
+
+#include <vector>
+
+#include "exercise/top_p.hpp"
+#include "top_k_top_p.hpp"
+
+namespace tang::mine {
+
+void top_p_filter(std::span<float> probabilities, float p) {
+  std::vector<TokenId> order;  // the ranking: ids sorted by probability, then by id
+  tang::top_p_filter(probabilities, p, order);
+}
+
+}  // namespace tang::mine

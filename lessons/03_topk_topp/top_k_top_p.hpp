@@ -1,0 +1,52 @@
+// top_k_top_p.hpp: cut off the long tail before drawing.
+//
+// At a high temperature thousands of unlikely characters together take a
+// large share of the probability. Two cures:
+//   top-k  keep the k highest logits, set the rest to -infinity
+//   top-p  ("nucleus") keep the smallest set of most likely characters whose
+//          probabilities add up to at least p; zero the rest and renormalise
+// The full sampling step, in this order:
+//   [constraint masks, lesson 05] -> temperature -> top-k -> softmax -> top-p -> one coin
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "rng.hpp"
+#include "tokenizer.hpp"
+
+namespace tang {
+
+// Keeps every logit >= the k-th largest (ties at the border stay, as in the
+// seed's masked_fill). k = 0 or k >= size keeps everything. `sorted` is
+// scratch: a partial selection (nth_element) finds the k-th value in O(n).
+void top_k_filter(std::span<float> logits, std::size_t k, std::vector<float>& sorted);
+
+// Boundary rule: sort by probability (descending; equal probabilities by id),
+// add them up, and keep characters up to and INCLUDING the first one at which
+// the running total reaches p (total >= p). p = 1 keeps everything.
+// `probabilities` must sum to 1; the result is renormalised to sum to 1.
+// `order` is scratch space (no allocation once it has grown).
+void top_p_filter(std::span<float> probabilities, float p, std::vector<TokenId>& order);
+
+// The same result, faster: characters with probability < (1 - p) / (n - 1)
+// can never be in the nucleus (llama2.c's trick), so only the rest are sorted.
+void top_p_filter_with_cutoff(std::span<float> probabilities, float p, std::vector<TokenId>& order);
+
+struct SamplingSettings {
+  float temperature = 1.0f;  // 0: greedy
+  std::size_t top_k = 0;     // 0: off
+  float top_p = 1.0f;        // 1: off
+};
+
+// Reusable buffers, so that sampling allocates nothing once they have grown.
+struct SamplerScratch {
+  std::vector<float> values;
+  std::vector<TokenId> order;
+};
+
+// temperature -> top-k -> softmax -> top-p -> one coin, overwriting `logits`.
+TokenId sample_next(std::span<float> logits, const SamplingSettings& settings, Rng& rng,
+                    SamplerScratch& scratch);
+
+}  // namespace tang

@@ -1,0 +1,34 @@
+#include "acrostic.hpp"
+
+#include "errors.hpp"
+#include "logit_mask.hpp"
+#include "poem_writer.hpp"
+#include "utf8.hpp"
+
+namespace tang {
+
+std::string write_acrostic(Decoder& decoder, const Tokenizer& tokenizer, const std::string& heads,
+                           std::size_t chars_per_line, const SamplingSettings& settings, Rng& rng) {
+  if (chars_per_line < 1) throw UserError("an acrostic line needs at least one character");
+  const LogitMask inside_line = inside_line_mask(tokenizer);
+  SamplerScratch scratch;
+  const Picker pick = [&](std::span<float> logits, std::size_t, Rng& r) {
+    inside_line.apply(logits);  // constraints first, then the usual sampling step
+    return sample_next(logits, settings, r, scratch);
+  };
+  std::vector<TokenId> context = tokenizer.encode("\n");
+  const std::vector<std::string> head_characters = utf8_split(heads);
+  for (std::size_t line = 0; line < head_characters.size(); ++line) {
+    const auto head = tokenizer.find(head_characters[line]);
+    if (!head || head_characters[line] == "\n") {
+      throw UserError("the head character '" + head_characters[line] +
+                      "' is not in the model's vocabulary: choose characters from the Tang poems");
+    }
+    context.push_back(*head);  // forced: the line starts with the head
+    write(decoder, context, pick, rng, chars_per_line - 1, /*stop_at_newline=*/false);
+    context.push_back(*tokenizer.find(line % 2 == 0 ? "，" : "。"));  // we add the punctuation
+  }
+  return tokenizer.decode(std::vector<TokenId>(context.begin() + 1, context.end()));
+}
+
+}  // namespace tang

@@ -1,0 +1,48 @@
+#include "fixed_form.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "poem_writer.hpp"
+#include "probabilities_section.hpp"
+
+namespace tang {
+
+std::vector<TokenId> write_under_masks(Decoder& decoder, const Tokenizer& tokenizer,
+                                       const MaskForPosition& mask_for,
+                                       const SamplingSettings& settings, Rng& rng,
+                                       std::size_t max_chars) {
+  SamplerScratch scratch;
+  const Picker pick = [&](std::span<float> logits, std::size_t written, Rng& r) {
+    mask_for(written + 1).apply(logits);  // the constraint first, then the usual step
+    return sample_next(logits, settings, r, scratch);
+  };
+  std::vector<TokenId> context = tokenizer.encode("\n");
+  return write(decoder, context, pick, rng, max_chars, /*stop_at_newline=*/true);
+}
+
+std::string qiyan_jueju_problem(const Tokenizer& tokenizer, const std::vector<TokenId>& written) {
+  const std::size_t length = 33;
+  for (std::size_t i = 0; i < std::min(written.size(), length); ++i) {
+    const std::size_t position = i + 1;
+    const std::string& got = tokenizer.character(written[i]);
+    std::string expected;  // empty: any character but "，", "。" and the newline
+    if (position == length) {
+      expected = "\n";
+    } else if (position % 8 == 0) {
+      expected = (position / 8) % 2 == 1 ? "，" : "。";
+    }
+    const bool ok = expected.empty() ? (got != "，" && got != "。" && got != "\n") : got == expected;
+    if (!ok) {
+      return "character " + std::to_string(position) + " is '" + printable(got) + "', expected " +
+             (expected.empty() ? std::string("a character inside the line (not '，', '。' or ⏎)")
+                               : "'" + printable(expected) + "'");
+    }
+  }
+  if (written.size() != length) {
+    return "the poem has " + std::to_string(written.size()) + " characters with its newline, expected 33";
+  }
+  return "";
+}
+
+}  // namespace tang

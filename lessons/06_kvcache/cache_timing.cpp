@@ -1,0 +1,39 @@
+#include "cache_timing.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "decoder.hpp"
+#include "poem_writer.hpp"
+#include "topk_topp_section.hpp"
+
+namespace tang {
+
+TimedText write_chars(const GPT& model, bool use_cache, std::size_t n,
+                      const SamplingSettings& settings, std::uint64_t seed) {
+  Decoder decoder(model, use_cache);
+  Rng rng(seed);
+  const Picker pick = sampling_picker(settings);
+  std::vector<TokenId> context = model.tokenizer().encode("\n");
+  const auto start = std::chrono::steady_clock::now();
+  TimedText result;
+  result.ids = write(decoder, context, pick, rng, n, /*stop_at_newline=*/false);
+  result.milliseconds =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+TimedText median_of(std::size_t runs, const GPT& model, bool use_cache, std::size_t n,
+                    const SamplingSettings& settings, std::uint64_t seed) {
+  std::vector<double> times;
+  TimedText last;
+  for (std::size_t r = 0; r < runs; ++r) {
+    last = write_chars(model, use_cache, n, settings, seed);
+    times.push_back(last.milliseconds);
+  }
+  std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(runs / 2), times.end());
+  last.milliseconds = times[runs / 2];
+  return last;
+}
+
+}  // namespace tang

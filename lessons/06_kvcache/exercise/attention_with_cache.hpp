@@ -1,0 +1,36 @@
+// exercise/attention_with_cache.hpp: EXERCISE 06a, the KV-cache step inside
+// attention (what the seed's gpt.py shows): append the new keys and values,
+// shift the causal mask, offset the positions.
+//
+// You write both functions in exercise/attention_with_cache.cpp (the comment
+// there says exactly what they must do). Check them with
+//   cmake --preset learner && cmake --build --preset learner --target exercise_tests
+//   ctest --preset learner -L exercise_06a
+// and see them checked on a random layer with
+//   build/learner/lessons/06_kvcache/lesson_06_kvcache --mine
+// The reference solution is solution/attention_with_cache.cpp (docs/exercises.md).
+//
+// Buffers are row-major float arrays, as in common/ops.hpp:
+//   qkv      (T, 3C)     row t: q | k | v of the new position start + t
+//   k_cache  (T_max, C)  row j: the key of position j
+//   v_cache  (T_max, C)  row j: the value of position j
+//   out      (T, C)      row t: the heads' outputs side by side
+#pragma once
+
+#include <cstddef>
+
+#include "tokenizer.hpp"
+
+namespace tang::mine {
+
+// Causal self-attention of T new positions (start .. start+T-1) over every
+// position so far, appending the new keys and values to the cache first.
+void attention_with_cache(float* out, const float* qkv, float* k_cache, float* v_cache,
+                          std::size_t start, std::size_t T, std::size_t C, std::size_t NH);
+
+// out (T, C) = wte[tokens[t]] + wpe[start + t]: the embedding of the T new
+// characters, at their absolute positions.
+void embed_with_offset(float* out, const TokenId* tokens, std::size_t T, std::size_t start,
+                       const float* wte, const float* wpe, std::size_t C);
+
+}  // namespace tang::mine

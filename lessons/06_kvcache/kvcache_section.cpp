@@ -1,0 +1,97 @@
+#include "kvcache_section.hpp"
+
+#include <cstdio>
+#include <ostream>
+
+#include "acrostic_section.hpp"
+#include "cache_timing.hpp"
+#include "cached_step_check.hpp"  // --mine: exercise 06a
+#include "continuation_section.hpp"
+#include "exercise/block512_timing.hpp"  // --mine: exercise 06b
+#include "kv_memory.hpp"
+#include "probabilities_section.hpp"
+#include "your_code.hpp"
+
+namespace tang {
+
+namespace {
+
+std::string show(const Tokenizer& tokenizer, const std::vector<TokenId>& ids) {
+  std::string text;
+  for (TokenId id : ids) text += printable(tokenizer.character(id));
+  return text;
+}
+
+}  // namespace
+
+void kvcache_section(LessonContext& c) {
+  const GPT& model = c.model;
+  const SamplingSettings settings = writing_settings(c.options);
+  char line[160];
+
+  // 1. Correctness: the cache only skips repeated work, so the text must not change.
+  const std::size_t n = 120;
+  const TimedText without = write_chars(model, false, n, settings, c.options.seed);
+  const TimedText with = write_chars(model, true, n, settings, c.options.seed);
+  const bool identical = without.ids == with.ids;
+  c.out << "  Same seed, " << n << " characters without and with the cache: "
+        << (identical ? "IDENTICAL" : "DIFFERENT (this is a bug!)") << "\n";
+  c.out << "    " << show(model.tokenizer(), with.ids) << "\n";
+
+  // 2. Speed: without the cache, character n re-reads all n-1 before it.
+  c.out << "\n  characters   without cache   with cache   speed-up   (median of 5 runs, 1 thread)\n";
+  for (std::size_t length : {32, 64, 120}) {
+    const double slow = median_of(5, model, false, length, settings, c.options.seed).milliseconds;
+    const double fast = median_of(5, model, true, length, settings, c.options.seed).milliseconds;
+    std::snprintf(line, sizeof line, "  %10zu   %10.2f ms   %7.2f ms   %7.1fx\n", length, slow, fast,
+                  slow / fast);
+    c.out << line;
+  }
+
+  // 3. Memory: what the cache holds per position.
+  const GPTConfig& cfg = model.config();
+  const CacheLayout ours = layout_of(cfg);
+  c.out << "\n  Cache memory of this model: 2 (k, v) x " << cfg.n_layer << " layers x " << cfg.n_embd
+        << " dims x 4 bytes = " << human_bytes(static_cast<double>(ours.bytes_per_position()))
+        << " per character, " << human_bytes(static_cast<double>(ours.bytes_per_position() * cfg.block_size))
+        << " for the full context of " << cfg.block_size << "\n";
+  c.out << "\n  Large models (published configs, 16-bit cache):\n";
+  std::snprintf(line, sizeof line, "  %-18s %-28s %14s %22s\n", "model", "attention", "per token",
+                "128K-token context");
+  c.out << line;
+  for (const CacheLayout& m : published_layouts()) {
+    const double per = static_cast<double>(m.bytes_per_position());
+    std::snprintf(line, sizeof line, "  %-18s %-28s %14s %22s\n", m.model.c_str(), m.attention.c_str(),
+                  human_bytes(per).c_str(), human_bytes(per * 131072).c_str());
+    c.out << line;
+  }
+
+  // --- --mine: exercises 06a and 06b (your_code.hpp) ---------------------------
+  run_yours(c, "exercise 06a, lessons/06_kvcache/exercise/attention_with_cache.cpp", [&] {
+    const CachedStepCheck check = check_cached_step(c.options.seed);
+    c.out << "  A random layer, " << check.positions << " positions: a prefill of " << check.prefill
+          << ", then one at a time through your cache, against the whole sequence at once:\n";
+    std::snprintf(line, sizeof line, "    largest difference %.2g (attention), %.2g (embedding): %s\n",
+                  check.attention_error, check.embedding_error,
+                  check.ok() ? "OK" : "WRONG (more than 1e-5)");
+    c.out << line;
+  });
+  run_yours(c, "exercise 06b, lessons/06_kvcache/exercise/block512_timing.cpp", [&] {
+    c.out << "  A random model with context 512, 500 characters both ways (about a minute)...\n";
+    c.out.flush();
+    const mine::CacheRatio r = mine::time_block512(500, c.options.seed);
+    c.out << "  " << r.config.describe() << "\n";
+    std::snprintf(line, sizeof line, "  without cache %.1f ms, with cache %.1f ms: %.1fx faster; same text: %s\n",
+                  r.without_cache_ms, r.with_cache_ms, r.ratio,
+                  r.text_without_cache == r.text_with_cache ? "yes" : "NO (a bug)");
+    c.out << line;
+  });
+}
+
+std::vector<Section> sections_up_to_06() {
+  std::vector<Section> sections = sections_up_to_05();
+  sections.push_back({"KV cache: same text? how much faster? what does it cost?", kvcache_section});
+  return sections;
+}
+
+}  // namespace tang

@@ -1,0 +1,34 @@
+# exercises.cmake: one static library per exercise, built from the learner's
+# stub or from the reference solution.
+#
+#   TANG_EXERCISES_USE_SOLUTIONS=ON  (default; the release preset, the README, CI)
+#       exercise_NN_<name> is compiled from lessons/NN_x/solution/<name>.cpp
+#   TANG_EXERCISES_USE_SOLUTIONS=OFF (the `learner` preset, build/learner)
+#       exercise_NN_<name> is compiled from lessons/NN_x/exercise/<name>.cpp,
+#       the file the learner edits
+#
+# Either way the library defines the same functions (namespace tang::mine,
+# declared in lessons/NN_x/exercise/<name>.hpp). The exercise tests
+# (tests/exercises/) link it, and so does the lesson's library, for --mine.
+include_guard(GLOBAL)
+
+# tang_add_exercise(<target> <name> LESSON_LIB <lib> [LIBS ...])
+#   <name>        the file stem: exercise/<name>.cpp or solution/<name>.cpp
+#   LESSON_LIB    the lesson library whose --mine section calls the exercise;
+#                 it links the exercise library (and the solution may use it,
+#                 a cycle of static libraries that CMake resolves)
+#   LIBS          what the exercise library itself needs
+function(tang_add_exercise target name)
+  cmake_parse_arguments(ARG "" "LESSON_LIB" "LIBS" ${ARGN})
+  if(TANG_EXERCISES_USE_SOLUTIONS)
+    set(source ${CMAKE_CURRENT_SOURCE_DIR}/solution/${name}.cpp)
+  else()
+    set(source ${CMAKE_CURRENT_SOURCE_DIR}/exercise/${name}.cpp)
+  endif()
+  add_library(${target} STATIC ${source})
+  target_include_directories(${target} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(${target} PUBLIC ${ARG_LIBS})
+  if(ARG_LESSON_LIB)
+    target_link_libraries(${ARG_LESSON_LIB} PUBLIC ${target})
+  endif()
+endfunction()

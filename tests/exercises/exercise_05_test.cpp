@@ -1,0 +1,120 @@
+// exercise_05_test: EXERCISE 05, a mask that only lets the model write 七言绝句
+// (lessons/05_acrostic/exercise/qiyan_jueju.cpp).
+//
+//   ctest --preset learner -L exercise_05     your code
+//   ctest --preset release -L exercise_05     the reference solution
+//
+// First the mask at every position, then whole poems: the tiny test model
+// (tests/golden/tiny_model.safetensors: "\n" 春 风 花 月 夜 山 水 人 ， 。, random
+// weights, so it writes punctuation anywhere it likes) writes under your mask
+// with many seeds and sampling settings, and every poem must be in form.
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "checkpoint.hpp"
+#include "decoder.hpp"
+#include "errors.hpp"
+#include "exercise/qiyan_jueju.hpp"
+#include "fixed_form.hpp"
+
+namespace {
+
+using tang::TokenId;
+using tang::mine::qiyan_jueju_mask;
+
+const tang::GPT& tiny_model() {
+  static const tang::GPT model =
+      tang::load_checkpoint(std::string(TANG_TESTS_DIR) + "/golden/tiny_model.safetensors");
+  return model;
+}
+
+std::string shown(const std::string& character) { return character == "\n" ? "\\n" : character; }
+
+// The characters a mask allows, e.g. "{，}" or "{春 风 ...}".
+std::string allowed_set(const tang::Tokenizer& tokenizer, const tang::LogitMask& mask) {
+  std::string text = "{";
+  for (std::size_t id = 0; id < tokenizer.size(); ++id) {
+    if (mask.allows(static_cast<TokenId>(id))) {
+      text += (text.size() > 1 ? " " : "") + shown(tokenizer.character(static_cast<TokenId>(id)));
+    }
+  }
+  return text + "}";
+}
+
+TEST(Exercise05, LineEndsAllowOnlyTheirPunctuation) {
+  const tang::Tokenizer& tokenizer = tiny_model().tokenizer();
+  const struct {
+    std::size_t position;
+    const char* only;
+    const char* why;
+  } ends[] = {{8, "，", "the end of line 1"},
+              {16, "。", "the end of line 2"},
+              {24, "，", "the end of line 3"},
+              {32, "。", "the end of line 4"},
+              {33, "\n", "after the fourth line the poem ends"}};
+  for (const auto& e : ends) {
+    const tang::LogitMask mask = qiyan_jueju_mask(tokenizer, e.position);
+    EXPECT_TRUE(mask.allowed_count() == 1 && mask.allows(*tokenizer.find(e.only)))
+        << "position " << e.position << " (" << e.why << ") must allow only {" << shown(e.only)
+        << "}; your mask allows " << allowed_set(tokenizer, mask);
+  }
+}
+
+TEST(Exercise05, InsideALineNoPunctuationAndNoNewline) {
+  const tang::Tokenizer& tokenizer = tiny_model().tokenizer();
+  for (std::size_t position = 1; position <= 31; ++position) {
+    if (position % 8 == 0) continue;
+    const tang::LogitMask mask = qiyan_jueju_mask(tokenizer, position);
+    bool right = mask.allowed_count() == tokenizer.size() - 3;
+    for (const char* banned : {"，", "。", "\n"}) right = right && !mask.allows(*tokenizer.find(banned));
+    EXPECT_TRUE(right) << "position " << position << " is inside a line: every character except "
+                       << "{， 。 \\n} must be allowed; your mask allows "
+                       << allowed_set(tokenizer, mask);
+  }
+}
+
+TEST(Exercise05, PositionsOutsideThePoemAreAnError) {
+  const tang::Tokenizer& tokenizer = tiny_model().tokenizer();
+  EXPECT_THROW(qiyan_jueju_mask(tokenizer, 0), std::invalid_argument)
+      << "positions count from 1: position 0 must throw std::invalid_argument";
+  EXPECT_THROW(qiyan_jueju_mask(tokenizer, 34), std::invalid_argument)
+      << "a 七言绝句 has 33 characters with its newline: position 34 must throw "
+         "std::invalid_argument";
+}
+
+TEST(Exercise05, AVocabularyWithoutThePunctuationIsAnError) {
+  const tang::Tokenizer no_full_stop({"\n", "春", "风", "，"});
+  EXPECT_THROW(qiyan_jueju_mask(no_full_stop, 1), tang::UserError)
+      << "a vocabulary without \"。\" cannot write a 七言绝句: throw tang::UserError naming it";
+}
+
+TEST(Exercise05, EveryPoemIsAQiyanJueju) {
+  const tang::GPT& model = tiny_model();
+  const tang::Tokenizer& tokenizer = model.tokenizer();
+  const tang::MaskForPosition yours = [&](std::size_t position) {
+    return qiyan_jueju_mask(tokenizer, position);
+  };
+  const tang::SamplingSettings settings[] = {
+      {1.5f, 0, 1.0f}, {1.0f, 3, 1.0f}, {0.8f, 0, 0.9f}, {0.0f, 0, 1.0f}};
+  tang::Decoder decoder(model, /*use_cache=*/true);
+  int checked = 0;
+  for (const tang::SamplingSettings& s : settings) {
+    for (std::uint64_t seed = 0; seed < 60; ++seed) {
+      tang::Rng rng(seed);
+      // 40 characters of room: a poem that does not stop after 33 is caught too
+      const std::vector<TokenId> poem = tang::write_under_masks(decoder, tokenizer, yours, s, rng, 40);
+      const std::string problem = tang::qiyan_jueju_problem(tokenizer, poem);
+      ASSERT_EQ(problem, "") << "seed " << seed << ", T = " << s.temperature << ", top-k = "
+                             << s.top_k << ", top-p = " << s.top_p << ": the model wrote \""
+                             << tokenizer.decode(poem) << "\" under your mask";
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 240);
+}
+
+}  // namespace

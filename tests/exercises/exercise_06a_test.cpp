@@ -1,0 +1,158 @@
+// exercise_06a_test: EXERCISE 06a, the KV-cache step inside attention
+// (lessons/06_kvcache/exercise/attention_with_cache.cpp).
+//
+//   ctest --preset learner -L exercise_06a    your code
+//   ctest --preset release -L exercise_06a    the reference solution
+//
+// The cached computation must give what the whole sequence at once gives:
+// random q, k, v for N positions go through ops::attention_forward in one go,
+// and through your attention_with_cache in pieces (a prefill, then one at a
+// time, or several at a time); every output row must agree to 1e-5.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "exercise/attention_with_cache.hpp"
+#include "ops.hpp"
+#include "rng.hpp"
+
+namespace {
+
+using tang::TokenId;
+using tang::mine::attention_with_cache;
+using tang::mine::embed_with_offset;
+
+constexpr std::size_t N = 24, C = 16, NH = 4;  // positions, width, heads (head size 4)
+constexpr float kTolerance = 1e-5f;
+
+struct Sequence {
+  std::vector<float> qkv;   // (N, 3C)
+  std::vector<float> full;  // (N, C) attention over the whole sequence at once
+};
+
+Sequence random_sequence(std::uint64_t seed) {
+  tang::Rng rng(seed);
+  Sequence s;
+  s.qkv.resize(N * 3 * C);
+  for (float& x : s.qkv) x = rng.normal();
+  s.full.resize(N * C);
+  std::vector<float> att(NH * N * N);
+  tang::ops::attention_forward(s.full.data(), att.data(), s.qkv.data(), 1, N, C, NH);
+  return s;
+}
+
+// Feeds the sequence through your function in steps of the given sizes and
+// checks every output row against the full computation.
+void expect_cached_equals_full(const std::vector<std::size_t>& steps, const std::string& how) {
+  const Sequence s = random_sequence(steps.size() * 31 + steps.front());
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> k_cache(N * C, nan), v_cache(N * C, nan), out(N * C, nan);
+  std::size_t start = 0;
+  for (std::size_t T : steps) {
+    attention_with_cache(out.data() + start * C, s.qkv.data() + start * 3 * C, k_cache.data(),
+                         v_cache.data(), start, T, C, NH);
+    for (std::size_t t = start; t < start + T; ++t) {
+      float worst = 0.0f;
+      for (std::size_t i = 0; i < C; ++i) {
+        const float d = std::abs(out[t * C + i] - s.full[t * C + i]);
+        worst = std::isnan(d) ? std::numeric_limits<float>::infinity() : std::max(worst, d);
+      }
+      ASSERT_LE(worst, kTolerance)
+          << how << ": position " << t << " (fed in the step with start = " << start << ", T = " << T
+          << ") differs from attention over the whole sequence by " << worst
+          << ". Position start+t may attend to positions 0 .. start+t (the causal mask shifted "
+             "by start), using the keys/values already in the cache plus the new ones";
+    }
+    start += T;
+  }
+  ASSERT_EQ(start, N);
+  for (std::size_t j = 0; j < N; ++j) {
+    for (std::size_t i = 0; i < C; ++i) {
+      ASSERT_EQ(k_cache[j * C + i], s.qkv[j * 3 * C + C + i])
+          << how << ": row " << j << " of k_cache must be the key of position " << j
+          << " (columns C .. 2C-1 of its qkv row)";
+      ASSERT_EQ(v_cache[j * C + i], s.qkv[j * 3 * C + 2 * C + i])
+          << how << ": row " << j << " of v_cache must be the value of position " << j
+          << " (columns 2C .. 3C-1 of its qkv row)";
+    }
+  }
+}
+
+TEST(Exercise06a, WholeSequenceInOneStepIsOrdinaryCausalAttention) {
+  expect_cached_equals_full({N}, "all 24 positions in one step (start = 0)");
+}
+
+TEST(Exercise06a, OneAtATimeFromAnEmptyCache) {
+  expect_cached_equals_full(std::vector<std::size_t>(N, 1), "one position at a time");
+}
+
+TEST(Exercise06a, PrefillThenOneAtATime) {
+  std::vector<std::size_t> steps = {8};
+  steps.resize(1 + N - 8, 1);
+  expect_cached_equals_full(steps, "a prefill of 8, then one at a time");
+}
+
+TEST(Exercise06a, SeveralNewPositionsAfterACachedPrefix) {
+  // T > 1 with start > 0: the mask must be shifted (tril with diagonal = start)
+  expect_cached_equals_full({5, 3, 4, 1, 6, 5}, "steps of 5, 3, 4, 1, 6, 5 positions");
+}
+
+TEST(Exercise06a, TheFirstPositionSeesOnlyItself) {
+  const Sequence s = random_sequence(5);
+  std::vector<float> k_cache(N * C), v_cache(N * C), out(C);
+  attention_with_cache(out.data(), s.qkv.data(), k_cache.data(), v_cache.data(), 0, 1, C, NH);
+  for (std::size_t i = 0; i < C; ++i) {
+    ASSERT_NEAR(out[i], s.qkv[2 * C + i], kTolerance)
+        << "position 0 can only attend to itself, so its output must be its own value vector";
+  }
+}
+
+TEST(Exercise06a, NothingPastTheNewPositionsIsWritten) {
+  const Sequence s = random_sequence(9);
+  const float sentinel = 12345.0f;
+  std::vector<float> k_cache(N * C, sentinel), v_cache(N * C, sentinel), out(N * C, sentinel);
+  attention_with_cache(out.data(), s.qkv.data(), k_cache.data(), v_cache.data(), 0, 6, C, NH);
+  attention_with_cache(out.data() + 6 * C, s.qkv.data() + 6 * 3 * C, k_cache.data(), v_cache.data(),
+                       6, 2, C, NH);
+  for (std::size_t j = 8; j < N; ++j) {
+    for (std::size_t i = 0; i < C; ++i) {
+      ASSERT_EQ(k_cache[j * C + i], sentinel) << "after positions 0 .. 7, row " << j
+                                              << " of k_cache must not have been touched";
+      ASSERT_EQ(v_cache[j * C + i], sentinel) << "after positions 0 .. 7, row " << j
+                                              << " of v_cache must not have been touched";
+      ASSERT_EQ(out[j * C + i], sentinel) << "out has T rows: row " << j << " is not yours to write";
+    }
+  }
+}
+
+TEST(Exercise06a, EmbeddingPositionsStartAtStart) {
+  const std::size_t V = 7;
+  tang::Rng rng(4);
+  std::vector<float> wte(V * C), wpe(N * C);
+  for (float& x : wte) x = rng.normal();
+  for (float& x : wpe) x = rng.normal();
+  std::vector<TokenId> tokens(N);
+  for (TokenId& t : tokens) t = static_cast<TokenId>(rng.below(V));
+  std::vector<float> full(N * C), yours(N * C);
+  tang::ops::encoder_forward(full.data(), tokens.data(), wte.data(), wpe.data(), 1, N, C);
+  // a prefill of 10, then 1, 1, then 12
+  std::size_t start = 0;
+  for (std::size_t T : {10, 1, 1, 12}) {
+    embed_with_offset(yours.data() + start * C, tokens.data() + start, T, start, wte.data(),
+                      wpe.data(), C);
+    start += T;
+  }
+  for (std::size_t t = 0; t < N; ++t) {
+    for (std::size_t i = 0; i < C; ++i) {
+      ASSERT_FLOAT_EQ(yours[t * C + i], full[t * C + i])
+          << "position " << t << ": the embedding must be wte[token] + wpe[" << t
+          << "], the ABSOLUTE position (start + t), not the index inside the step";
+    }
+  }
+}
+
+}  // namespace

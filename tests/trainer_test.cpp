@@ -1,0 +1,168 @@
+// trainer_test: the training loop behaves: loss goes down, resume is exact,
+// bad input is refused, and the training forward agrees with the reference.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "adamw.hpp"
+#include "checkpoint.hpp"
+#include "errors.hpp"
+#include "poem_dataset.hpp"
+#include "safetensors.hpp"
+#include "trainable_gpt.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CommandResult {
+  int status;
+  std::string output;
+};
+
+CommandResult run(const std::string& command) {
+  CommandResult result{0, ""};
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  std::array<char, 4096> buffer{};
+  while (fgets(buffer.data(), buffer.size(), pipe)) result.output += buffer.data();
+  const int status = pclose(pipe);
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("tang_trainer_test_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// A small corpus: the first 400 poems of the real one.
+fs::path small_corpus(const fs::path& dir) {
+  std::ifstream in(std::string(TANG_DATA_DIR) + "/tang_poems.txt");
+  const fs::path path = dir / "poems.txt";
+  std::ofstream out(path);
+  std::string line;
+  for (int i = 0; i < 400 && std::getline(in, line); ++i) out << line << "\n";
+  return path;
+}
+
+std::string trainer_command(const fs::path& dir, const fs::path& corpus, const std::string& extra) {
+  return std::string(LESSON_00_TRAIN) + " --data " + corpus.string() + " --out " +
+         (dir / "model.safetensors").string() + " --state " + (dir / "state.safetensors").string() +
+         " --log " + (dir / "log.csv").string() +
+         " --layers 1 --heads 2 --dims 16 --block-size 16 --batch 4 --steps 12 --warmup 2"
+         " --eval-every 6 --save-every 3 --threads 1 " + extra;
+}
+
+std::vector<float> saved_params(const fs::path& state) {
+  for (const auto& t : tang::read_safetensors(state.string()).tensors) {
+    if (t.name == "params") return t.to_floats();
+  }
+  return {};
+}
+
+TEST(Trainer, AFewStepsOnOneBatchLowerTheLoss) {
+  const tang::GPTConfig config{11, 16, 2, 2, 16};
+  tang::TrainableGPT model(config, 2);
+  tang::Rng rng(3);
+  model.init_random(rng);
+  tang::AdamW optimizer(config, {});
+  const std::vector<tang::TokenId> inputs{0, 1, 2, 9, 3, 4, 10, 0, 5, 6, 7, 9, 8, 1, 10, 0,
+                                          0, 2, 3, 4, 9, 5, 6, 10, 0, 7, 8, 1, 9, 2, 3, 10};
+  std::vector<tang::TokenId> targets(inputs.begin() + 1, inputs.end());
+  targets.push_back(0);
+  float first = 0.0f, last = 0.0f;
+  for (int step = 1; step <= 30; ++step) {
+    model.zero_grad();
+    const float loss = model.forward(inputs, targets, 2, 16);
+    model.backward();
+    optimizer.update(model.params, model.grads, 1e-2f, step);
+    if (step == 1) first = loss;
+    last = loss;
+  }
+  EXPECT_LT(last, 0.5f * first) << "30 AdamW steps on one fixed batch should at least halve the loss";
+}
+
+TEST(Trainer, TrainingForwardMatchesTheNumpyReferenceLoss) {
+  const tang::GPT reference = tang::load_checkpoint(std::string(TANG_TESTS_DIR) + "/golden/tiny_model.safetensors");
+  const auto golden = tang::read_safetensors(std::string(TANG_TESTS_DIR) + "/golden/tiny_golden.safetensors");
+  std::vector<tang::TokenId> tokens;
+  for (const auto& t : golden.tensors) {
+    if (t.name == "tokens") {
+      tokens.resize(t.element_count());
+      std::memcpy(tokens.data(), t.bytes.data(), t.bytes.size());
+    }
+  }
+  ASSERT_EQ(tokens.size(), 12u);
+  const double expected = std::stod(golden.metadata.at("loss"));
+  tang::TrainableGPT model(reference.config(), 1);
+  std::copy(reference.parameters().begin(), reference.parameters().end(), model.params.begin());
+  const std::vector<tang::TokenId> inputs(tokens.begin(), tokens.end() - 1);
+  const std::vector<tang::TokenId> targets(tokens.begin() + 1, tokens.end());
+  const float loss = model.forward(inputs, targets, 1, 11);
+  EXPECT_NEAR(loss, expected, 1e-5 * expected);
+}
+
+TEST(Trainer, StopAndResumeGivesTheSameWeightsAsOneRun) {
+  const fs::path one = fresh_dir("one"), two = fresh_dir("two");
+  const fs::path corpus = small_corpus(one);
+  const auto straight = run(trainer_command(one, corpus, ""));
+  ASSERT_EQ(straight.status, 0) << straight.output;
+  const auto first_half = run(trainer_command(two, corpus, "--stop-at 7"));
+  ASSERT_EQ(first_half.status, 0) << first_half.output;
+  const auto second_half = run(trainer_command(two, corpus, "--resume"));
+  ASSERT_EQ(second_half.status, 0) << second_half.output;
+  EXPECT_NE(second_half.output.find("resumed from"), std::string::npos) << second_half.output;
+  const auto a = saved_params(one / "state.safetensors"), b = saved_params(two / "state.safetensors");
+  ASSERT_FALSE(a.empty());
+  EXPECT_EQ(a, b) << "resuming at step 7 must end bit-identical to 12 uninterrupted steps";
+}
+
+TEST(Trainer, RefusesToResumeADifferentConfig) {
+  const fs::path dir = fresh_dir("config");
+  const fs::path corpus = small_corpus(dir);
+  ASSERT_EQ(run(trainer_command(dir, corpus, "--stop-at 3")).status, 0);
+  const auto other = run(trainer_command(dir, corpus, "--resume --dims 32"));
+  EXPECT_NE(other.status, 0);
+  EXPECT_NE(other.output.find("cannot resume"), std::string::npos) << other.output;
+}
+
+TEST(Trainer, EvalPrintsTheHeldOutLossOfACheckpoint) {
+  const fs::path dir = fresh_dir("eval");
+  const fs::path corpus = small_corpus(dir);
+  ASSERT_EQ(run(trainer_command(dir, corpus, "")).status, 0);
+  const auto eval = run(std::string(LESSON_00_TRAIN) + " --data " + corpus.string() + " --eval " +
+                        (dir / "model.safetensors").string());
+  EXPECT_EQ(eval.status, 0) << eval.output;
+  EXPECT_NE(eval.output.find("held-out loss"), std::string::npos) << eval.output;
+  EXPECT_FALSE(fs::exists(dir / "model.safetensors.tmp")) << "checkpoints are written through a rename";
+}
+
+TEST(TrainingInput, InvalidUtf8NamesTheLine) {
+  const fs::path dir = fresh_dir("utf8");
+  std::ofstream(dir / "bad.txt") << "春风一夜来，\n花开满城中。\xff\xfe\n";
+  try {
+    tang::load_poem_dataset((dir / "bad.txt").string());
+    FAIL() << "invalid UTF-8 must be refused";
+  } catch (const tang::UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("line 2"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TrainingInput, EmptyCorpusIsRefused) {
+  const fs::path dir = fresh_dir("empty");
+  std::ofstream(dir / "empty.txt") << "\n\n";
+  EXPECT_THROW(tang::load_poem_dataset((dir / "empty.txt").string()), tang::UserError);
+  const auto result = run(std::string(LESSON_00_TRAIN) + " --data " + (dir / "empty.txt").string() +
+                          " --state " + (dir / "s.safetensors").string());
+  EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(result.output.rfind("error: ", 0), 0u) << result.output;
+}
+
+}  // namespace
