@@ -40,7 +40,8 @@ std::size_t parse_count(const std::map<std::string, std::string>& metadata, cons
 
 }  // namespace
 
-std::map<std::string, std::string> describe_model(const GPTConfig& config, const Tokenizer& tokenizer) {
+std::map<std::string, std::string> describe_model(const GPTConfig& config,
+                                                  const Tokenizer& tokenizer) {
   return {{"format", kCheckpointFormat},
           {"n_layer", std::to_string(config.n_layer)},
           {"n_head", std::to_string(config.n_head)},
@@ -53,7 +54,8 @@ std::map<std::string, std::string> describe_model(const GPTConfig& config, const
 GPTConfig config_from_metadata(const std::map<std::string, std::string>& metadata,
                                const std::string& source) {
   const std::string& format = require_key(metadata, "format", source);
-  if (format != kCheckpointFormat) bad(source, "has format '" + format + "', expected '" + kCheckpointFormat + "'");
+  if (format != kCheckpointFormat)
+    bad(source, "has format '" + format + "', expected '" + kCheckpointFormat + "'");
   GPTConfig config;
   config.n_layer = parse_count(metadata, "n_layer", source);
   config.n_head = parse_count(metadata, "n_head", source);
@@ -72,7 +74,8 @@ Tokenizer tokenizer_from_metadata(const std::map<std::string, std::string>& meta
                                   const std::string& source) {
   const std::string& text = require_key(metadata, "vocab", source);
   const auto vocab = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (vocab.is_discarded() || !vocab.is_array()) bad(source, "has a 'vocab' that is not a JSON array");
+  if (vocab.is_discarded() || !vocab.is_array())
+    bad(source, "has a 'vocab' that is not a JSON array");
   std::vector<std::string> characters;
   for (const auto& c : vocab) {
     if (!c.is_string()) bad(source, "has a 'vocab' entry that is not a string");
@@ -142,14 +145,16 @@ GPT load_checkpoint(const std::string& path) {
   return model_from_safetensors(read_safetensors(path), path);
 }
 
-SafetensorsFile model_to_safetensors(const GPT& model, const std::map<std::string, std::string>& notes) {
+SafetensorsFile model_to_safetensors(const GPT& model,
+                                     const std::map<std::string, std::string>& notes) {
   SafetensorsFile file;
   file.metadata = notes;
   for (const auto& [key, value] : describe_model(model.config(), model.tokenizer())) {
     file.metadata[key] = value;
   }
   for (const ParameterSpec& spec : parameter_layout(model.config())) {
-    file.tensors.push_back(make_f32_tensor(spec.name, spec.shape, model.parameters().data() + spec.offset));
+    file.tensors.push_back(
+        make_f32_tensor(spec.name, spec.shape, model.parameters().data() + spec.offset));
   }
   return file;
 }
@@ -159,6 +164,8 @@ void save_checkpoint(const std::string& path, const GPT& model,
   write_safetensors(path, model_to_safetensors(model, notes));
 }
 
-std::string default_checkpoint_path() { return std::string(TANG_DATA_DIR) + "/tang_gpt.safetensors"; }
+std::string default_checkpoint_path() {
+  return std::string(TANG_DATA_DIR) + "/tang_gpt.safetensors";
+}
 
 }  // namespace tang

@@ -31,7 +31,8 @@ void save_checkpoint(const std::string& path, const GPT& model,
                      const std::map<std::string, std::string>& notes = {});
 
 // Config and vocabulary as metadata entries, and back (shared with the trainer's state file).
-std::map<std::string, std::string> describe_model(const GPTConfig& config, const Tokenizer& tokenizer);
+std::map<std::string, std::string> describe_model(const GPTConfig& config,
+                                                  const Tokenizer& tokenizer);
 GPTConfig config_from_metadata(const std::map<std::string, std::string>& metadata,
                                const std::string& source);
 Tokenizer tokenizer_from_metadata(const std::map<std::string, std::string>& metadata,

@@ -19,8 +19,8 @@ void GPTConfig::validate() const {
 
 std::string GPTConfig::describe() const {
   return std::to_string(n_layer) + " layers, " + std::to_string(n_head) + " heads, " +
-         std::to_string(n_embd) + " dims, context " + std::to_string(block_size) +
-         ", vocabulary " + std::to_string(vocab_size);
+         std::to_string(n_embd) + " dims, context " + std::to_string(block_size) + ", vocabulary " +
+         std::to_string(vocab_size);
 }
 
 }  // namespace tang

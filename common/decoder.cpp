@@ -17,14 +17,13 @@ View<2> Decoder::next_logits(std::span<const TokenId> context) {
       context.size() > block ? context.subspan(context.size() - block) : context;
 
   // Reuse the cache only if it holds a prefix of this very window.
-  const bool cache_is_prefix =
-      use_cache_ && seen_.size() < window.size() &&
-      std::equal(seen_.begin(), seen_.end(), window.begin());
+  const bool cache_is_prefix = use_cache_ && seen_.size() < window.size() &&
+                               std::equal(seen_.begin(), seen_.end(), window.begin());
   if (!cache_is_prefix) reset();
 
   const std::size_t start = cache_.length;
-  const auto logits = forward(model_, window.subspan(start), start, cache_, state_,
-                              LogitsFor::kLastPosition);
+  const auto logits =
+      forward(model_, window.subspan(start), start, cache_, state_, LogitsFor::kLastPosition);
   if (use_cache_) {
     seen_.assign(window.begin(), window.end());
   } else {

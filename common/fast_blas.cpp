@@ -9,7 +9,9 @@ extern "C" char* openblas_get_corename();
 
 namespace tang {
 
-const char* blas_core_name() { return openblas_get_corename(); }
+const char* blas_core_name() {
+  return openblas_get_corename();
+}
 
 void ensure_fast_blas(char** argv) {
   if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return;  // chosen by the user, or done already

@@ -84,9 +84,11 @@ View<2> forward(const GPT& model, std::span<const TokenId> tokens, std::size_t s
   const std::size_t T = tokens.size(), C = cfg.n_embd, V = cfg.vocab_size;
   if (T == 0) throw std::invalid_argument("forward: no tokens");
   if (start != cache.length) throw std::invalid_argument("forward: start must equal cache.length");
-  if (start + T > cfg.block_size) throw std::invalid_argument("forward: text longer than the context");
+  if (start + T > cfg.block_size)
+    throw std::invalid_argument("forward: text longer than the context");
   for (TokenId id : tokens) {
-    if (id < 0 || static_cast<std::size_t>(id) >= V) throw std::invalid_argument("forward: token id out of range");
+    if (id < 0 || static_cast<std::size_t>(id) >= V)
+      throw std::invalid_argument("forward: token id out of range");
   }
 
   float* x = s.x.data();  // (T, C)
@@ -95,7 +97,8 @@ View<2> forward(const GPT& model, std::span<const TokenId> tokens, std::size_t s
   for (std::size_t l = 0; l < cfg.n_layer; ++l) {
     const LayerWeights& lw = w.layers[l];
     // attention half: x += proj(attention(ln_1(x)))
-    ops::layernorm_forward(s.xn.data(), nullptr, nullptr, x, lw.ln1_w.data(), lw.ln1_b.data(), T, C);
+    ops::layernorm_forward(s.xn.data(), nullptr, nullptr, x, lw.ln1_w.data(), lw.ln1_b.data(), T,
+                           C);
     ops::matmul_forward(s.qkv.data(), s.xn.data(), lw.qkv_w.data(), lw.qkv_b.data(), T, C, 3 * C);
     // append the new keys and values to this layer's cache, at positions start..start+T-1
     float* k_cache = &cache.k(l, 0, 0);  // (T_max, C)
@@ -111,7 +114,8 @@ View<2> forward(const GPT& model, std::span<const TokenId> tokens, std::size_t s
                         C, C);
     ops::residual_forward(x, x, s.xn.data(), T * C);
     // MLP half: x += proj(gelu(fc(ln_2(x))))
-    ops::layernorm_forward(s.xn.data(), nullptr, nullptr, x, lw.ln2_w.data(), lw.ln2_b.data(), T, C);
+    ops::layernorm_forward(s.xn.data(), nullptr, nullptr, x, lw.ln2_w.data(), lw.ln2_b.data(), T,
+                           C);
     ops::matmul_forward(s.hidden.data(), s.xn.data(), lw.fc_w.data(), lw.fc_b.data(), T, C, 4 * C);
     ops::gelu_forward(s.mlp.data(), s.hidden.data(), T * 4 * C);
     ops::matmul_forward(s.xn.data(), s.mlp.data(), lw.fc_proj_w.data(), lw.fc_proj_b.data(), T,

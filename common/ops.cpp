@@ -74,8 +74,8 @@ void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, c
 }
 
 void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* dout,
-                        const float* inp, const float* weight, const float* mean,
-                        const float* rstd, std::size_t N, std::size_t C) {
+                        const float* inp, const float* weight, const float* mean, const float* rstd,
+                        std::size_t N, std::size_t C) {
   for (std::size_t n = 0; n < N; ++n) {
     const float* d = dout + n * C;
     const float* x = inp + n * C;
@@ -112,14 +112,13 @@ void matmul_forward(float* out, const float* inp, const float* weight, const flo
   if (N == 1) {  // one position (a decoding step): matrix-vector product
     cblas_sgemv(CblasRowMajor, CblasNoTrans, oc, ic, 1.0f, weight, ic, inp, 1, beta, out, 1);
   } else {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, oc, ic, 1.0f, inp, ic, weight, ic,
-                beta, out, oc);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, oc, ic, 1.0f, inp, ic, weight, ic, beta,
+                out, oc);
   }
 }
 
-void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout,
-                     const float* inp, const float* weight, std::size_t N, std::size_t IC,
-                     std::size_t OC) {
+void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                     const float* weight, std::size_t N, std::size_t IC, std::size_t OC) {
   const auto n = static_cast<int>(N), ic = static_cast<int>(IC), oc = static_cast<int>(OC);
   // dinp (N, IC) += dout (N, OC) @ weight (OC, IC)
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, ic, oc, 1.0f, dout, oc, weight, ic,
@@ -137,7 +136,8 @@ void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dou
 void gelu_forward(float* out, const float* inp, std::size_t n) {
   const float inv_sqrt2 = 0.70710678118654752f;
 #pragma omp parallel for if (n > 65536)
-  for (std::size_t i = 0; i < n; ++i) out[i] = 0.5f * inp[i] * (1.0f + std::erf(inp[i] * inv_sqrt2));
+  for (std::size_t i = 0; i < n; ++i)
+    out[i] = 0.5f * inp[i] * (1.0f + std::erf(inp[i] * inv_sqrt2));
 }
 
 void gelu_backward(float* dinp, const float* inp, const float* dout, std::size_t n) {
@@ -240,8 +240,8 @@ void attention_backward(float* dqkv, const float* dout, const float* qkv, const 
   }
 }
 
-float crossentropy_forward(float* losses, float* probs, const float* logits,
-                           const TokenId* targets, std::size_t N, std::size_t V) {
+float crossentropy_forward(float* losses, float* probs, const float* logits, const TokenId* targets,
+                           std::size_t N, std::size_t V) {
   double total = 0.0;
 #pragma omp parallel for reduction(+ : total) if (N > 1)
   for (std::size_t n = 0; n < N; ++n) {

@@ -26,16 +26,15 @@ void encoder_backward(float* dwte, float* dwpe, const float* dout, const TokenId
 void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
                        const float* bias, std::size_t N, std::size_t C);
 void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* dout,
-                        const float* inp, const float* weight, const float* mean,
-                        const float* rstd, std::size_t N, std::size_t C);
+                        const float* inp, const float* weight, const float* mean, const float* rstd,
+                        std::size_t N, std::size_t C);
 
 // --- linear layer through BLAS ----------------------------------------------
 // out (N, OC) = inp (N, IC) @ weight (OC, IC)^T + bias (OC); bias may be null.
 void matmul_forward(float* out, const float* inp, const float* weight, const float* bias,
                     std::size_t N, std::size_t IC, std::size_t OC);
-void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout,
-                     const float* inp, const float* weight, std::size_t N, std::size_t IC,
-                     std::size_t OC);
+void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                     const float* weight, std::size_t N, std::size_t IC, std::size_t OC);
 
 // --- GELU, the exact form x * Phi(x) (torch.nn.GELU's default) ---------------
 void gelu_forward(float* out, const float* inp, std::size_t n);
@@ -56,8 +55,8 @@ void attention_backward(float* dqkv, const float* dout, const float* qkv, const 
 // --- softmax + cross-entropy -------------------------------------------------
 // probs (N, V) = softmax(logits); losses (N) = -log probs[target]. Returns the mean loss.
 // probs may alias logits (computed in place).
-float crossentropy_forward(float* losses, float* probs, const float* logits,
-                           const TokenId* targets, std::size_t N, std::size_t V);
+float crossentropy_forward(float* losses, float* probs, const float* logits, const TokenId* targets,
+                           std::size_t N, std::size_t V);
 // dlogits (N, V) = (probs - onehot(target)) / N, the gradient of the mean loss;
 // dlogits may alias probs. Overwrites rather than accumulates.
 void crossentropy_backward(float* dlogits, const float* probs, const TokenId* targets,

@@ -28,16 +28,16 @@ std::size_t parameter_count(const GPTConfig& config);
 
 // One transformer block (pre-LayerNorm): x += attn(ln_1(x)); x += mlp(ln_2(x)).
 struct LayerWeights {
-  View<1> ln1_w, ln1_b;        // (C)
-  View<2> qkv_w;               // (3C, C): rows 0..C-1 make q, then k, then v
-  View<1> qkv_b;               // (3C)
-  View<2> attn_proj_w;         // (C, C)
-  View<1> attn_proj_b;         // (C)
-  View<1> ln2_w, ln2_b;        // (C)
-  View<2> fc_w;                // (4C, C)
-  View<1> fc_b;                // (4C)
-  View<2> fc_proj_w;           // (C, 4C)
-  View<1> fc_proj_b;           // (C)
+  View<1> ln1_w, ln1_b;  // (C)
+  View<2> qkv_w;         // (3C, C): rows 0..C-1 make q, then k, then v
+  View<1> qkv_b;         // (3C)
+  View<2> attn_proj_w;   // (C, C)
+  View<1> attn_proj_b;   // (C)
+  View<1> ln2_w, ln2_b;  // (C)
+  View<2> fc_w;          // (4C, C)
+  View<1> fc_b;          // (4C)
+  View<2> fc_proj_w;     // (C, 4C)
+  View<1> fc_proj_b;     // (C)
 };
 
 struct GPTWeights {

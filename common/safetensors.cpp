@@ -24,9 +24,9 @@ using json = nlohmann::json;
 // Bytes per element of each dtype the format defines.
 std::size_t dtype_size(const std::string& dtype) {
   static const std::map<std::string, std::size_t> sizes = {
-      {"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"F8_E4M3", 1}, {"F8_E5M2", 1}, {"I16", 2},
-      {"U16", 2},  {"F16", 2}, {"BF16", 2}, {"I32", 4},    {"U32", 4},     {"F32", 4},
-      {"I64", 8},  {"U64", 8}, {"F64", 8}};
+      {"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"F8_E4M3", 1}, {"F8_E5M2", 1},
+      {"I16", 2},  {"U16", 2}, {"F16", 2}, {"BF16", 2},    {"I32", 4},
+      {"U32", 4},  {"F32", 4}, {"I64", 8}, {"U64", 8},     {"F64", 8}};
   auto it = sizes.find(dtype);
   return it == sizes.end() ? 0 : it->second;
 }
@@ -58,8 +58,9 @@ class Parser {
            std::to_string(kMaxSafetensorsHeaderBytes) + "-byte limit");
     }
     if (header_length > bytes_.size() - 8) {
-      fail("declares a " + std::to_string(header_length) + "-byte header that runs past the end of " +
-           "the file (" + std::to_string(bytes_.size()) + " bytes): the file is truncated");
+      fail("declares a " + std::to_string(header_length) +
+           "-byte header that runs past the end of " + "the file (" +
+           std::to_string(bytes_.size()) + " bytes): the file is truncated");
     }
     const std::string_view header = bytes_.substr(8, header_length);
     const std::string_view data = bytes_.substr(8 + header_length);
@@ -128,8 +129,10 @@ class Parser {
   Entry read_entry(const std::string& name, const json& value) const {
     const std::string where = "tensor '" + name + "' ";
     if (!value.is_object()) fail("has " + where + "described by something other than an object");
-    if (!value.contains("dtype") || !value["dtype"].is_string()) fail("has " + where + "without a dtype");
-    if (!value.contains("shape") || !value["shape"].is_array()) fail("has " + where + "without a shape");
+    if (!value.contains("dtype") || !value["dtype"].is_string())
+      fail("has " + where + "without a dtype");
+    if (!value.contains("shape") || !value["shape"].is_array())
+      fail("has " + where + "without a shape");
     if (!value.contains("data_offsets") || !value["data_offsets"].is_array() ||
         value["data_offsets"].size() != 2) {
       fail("has " + where + "without two data_offsets");
@@ -144,7 +147,8 @@ class Parser {
     for (const json& d : value["shape"]) {
       if (!d.is_number_unsigned()) fail("has " + where + "with a shape entry that is not a count");
       const std::uint64_t dim = d.get<std::uint64_t>();
-      if (!checked_multiply(elements, dim, elements)) fail("has " + where + "whose shape overflows");
+      if (!checked_multiply(elements, dim, elements))
+        fail("has " + where + "whose shape overflows");
       e.shape.push_back(static_cast<std::size_t>(dim));
     }
     std::uint64_t byte_size = 0;
@@ -180,8 +184,9 @@ class Parser {
       expected = e.end;
     }
     if (expected > data_size) {
-      fail("is shorter than its header says (" + std::to_string(expected) + " data bytes declared, " +
-           std::to_string(data_size) + " present): the file is truncated");
+      fail("is shorter than its header says (" + std::to_string(expected) +
+           " data bytes declared, " + std::to_string(data_size) +
+           " present): the file is truncated");
     }
     if (expected < data_size) {
       fail("is longer than its header says (" + std::to_string(data_size - expected) +
@@ -234,7 +239,9 @@ std::string serialize_safetensors(const SafetensorsFile& file) {
   if (!file.metadata.empty()) header["__metadata__"] = file.metadata;
   std::uint64_t offset = 0;
   for (const NamedTensor& t : file.tensors) {
-    header[t.name] = {{"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {offset, offset + t.bytes.size()}}};
+    header[t.name] = {{"dtype", t.dtype},
+                      {"shape", t.shape},
+                      {"data_offsets", {offset, offset + t.bytes.size()}}};
     offset += t.bytes.size();
   }
   std::string text = header.dump();
@@ -256,7 +263,8 @@ void write_safetensors(const std::string& path, const SafetensorsFile& file) {
   const std::string temporary = path + ".tmp";
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw UserError("cannot write " + temporary + ": check the folder exists and is writable");
+    if (!out)
+      throw UserError("cannot write " + temporary + ": check the folder exists and is writable");
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     out.flush();
     if (!out) throw UserError("writing " + temporary + " failed: is the disk full?");

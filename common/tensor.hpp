@@ -23,7 +23,8 @@ template <std::size_t N>
 View<N> view_of(float* data, std::array<std::size_t, N> shape) {
   std::size_t size = 1;
   for (std::size_t d : shape) size *= d;
-  return xt::adapt(static_cast<float*>(data), size, xt::no_ownership(), shape);  // prvalue: the view holds a plain float*
+  return xt::adapt(static_cast<float*>(data), size, xt::no_ownership(),
+                   shape);  // prvalue: the view holds a plain float*
 }
 
 }  // namespace tang

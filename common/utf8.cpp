@@ -11,7 +11,9 @@ namespace {
                   "): save the text as UTF-8");
 }
 
-bool is_continuation(unsigned char b) { return (b & 0xC0) == 0x80; }
+bool is_continuation(unsigned char b) {
+  return (b & 0xC0) == 0x80;
+}
 
 }  // namespace
 

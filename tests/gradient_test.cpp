@@ -67,7 +67,8 @@ TEST(OpGradients, LayerNorm) {
   const Floats r = random_floats(N * C, rng);
   Floats y(N * C), mean(N), rstd(N);
   auto loss = [&] {
-    tang::ops::layernorm_forward(y.data(), mean.data(), rstd.data(), x.data(), w.data(), b.data(), N, C);
+    tang::ops::layernorm_forward(y.data(), mean.data(), rstd.data(), x.data(), w.data(), b.data(),
+                                 N, C);
     return weighted_sum(y, r);
   };
   loss();
@@ -82,7 +83,8 @@ TEST(OpGradients, LayerNorm) {
 TEST(OpGradients, Matmul) {
   tang::Rng rng(2);
   const std::size_t N = 4, IC = 5, OC = 3;
-  Floats x = random_floats(N * IC, rng), w = random_floats(OC * IC, rng), b = random_floats(OC, rng);
+  Floats x = random_floats(N * IC, rng), w = random_floats(OC * IC, rng),
+         b = random_floats(OC, rng);
   const Floats r = random_floats(N * OC, rng);
   Floats y(N * OC);
   auto loss = [&] {
@@ -90,7 +92,8 @@ TEST(OpGradients, Matmul) {
     return weighted_sum(y, r);
   };
   Floats dx(N * IC), dw(OC * IC), db(OC);
-  tang::ops::matmul_backward(dx.data(), dw.data(), db.data(), r.data(), x.data(), w.data(), N, IC, OC);
+  tang::ops::matmul_backward(dx.data(), dw.data(), db.data(), r.data(), x.data(), w.data(), N, IC,
+                             OC);
   expect_matches_finite_differences("matmul dinp", x, dx, loss);
   expect_matches_finite_differences("matmul dweight", w, dw, loss);
   expect_matches_finite_differences("matmul dbias", b, db, loss);
@@ -99,7 +102,8 @@ TEST(OpGradients, Matmul) {
 TEST(OpGradients, MatmulSingleRowUsesTheSameMaths) {
   tang::Rng rng(3);
   const std::size_t IC = 6, OC = 4;
-  const Floats x = random_floats(IC, rng), w = random_floats(OC * IC, rng), b = random_floats(OC, rng);
+  const Floats x = random_floats(IC, rng), w = random_floats(OC * IC, rng),
+               b = random_floats(OC, rng);
   Floats gemv(OC), reference(OC);
   tang::ops::matmul_forward(gemv.data(), x.data(), w.data(), b.data(), 1, IC, OC);
   for (std::size_t o = 0; o < OC; ++o) {
@@ -181,8 +185,8 @@ TEST(OpGradients, CrossEntropy) {
   const std::vector<tang::TokenId> targets{2, 0, 5};
   Floats probs(N * V), losses(N);
   auto loss = [&] {
-    return static_cast<double>(tang::ops::crossentropy_forward(losses.data(), probs.data(),
-                                                               logits.data(), targets.data(), N, V));
+    return static_cast<double>(tang::ops::crossentropy_forward(
+        losses.data(), probs.data(), logits.data(), targets.data(), N, V));
   };
   loss();
   Floats dlogits(N * V);

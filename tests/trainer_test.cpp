@@ -57,7 +57,8 @@ std::string trainer_command(const fs::path& dir, const fs::path& corpus, const s
          (dir / "model.safetensors").string() + " --state " + (dir / "state.safetensors").string() +
          " --log " + (dir / "log.csv").string() +
          " --layers 1 --heads 2 --dims 16 --block-size 16 --batch 4 --steps 12 --warmup 2"
-         " --eval-every 6 --save-every 3 --threads 1 " + extra;
+         " --eval-every 6 --save-every 3 --threads 1 " +
+         extra;
 }
 
 std::vector<float> saved_params(const fs::path& state) {
@@ -73,8 +74,8 @@ TEST(Trainer, AFewStepsOnOneBatchLowerTheLoss) {
   tang::Rng rng(3);
   model.init_random(rng);
   tang::AdamW optimizer(config, {});
-  const std::vector<tang::TokenId> inputs{0, 1, 2, 9, 3, 4, 10, 0, 5, 6, 7, 9, 8, 1, 10, 0,
-                                          0, 2, 3, 4, 9, 5, 6, 10, 0, 7, 8, 1, 9, 2, 3, 10};
+  const std::vector<tang::TokenId> inputs{0, 1, 2, 9, 3, 4, 10, 0,  5, 6, 7, 9, 8, 1, 10, 0,
+                                          0, 2, 3, 4, 9, 5, 6,  10, 0, 7, 8, 1, 9, 2, 3,  10};
   std::vector<tang::TokenId> targets(inputs.begin() + 1, inputs.end());
   targets.push_back(0);
   float first = 0.0f, last = 0.0f;
@@ -86,12 +87,15 @@ TEST(Trainer, AFewStepsOnOneBatchLowerTheLoss) {
     if (step == 1) first = loss;
     last = loss;
   }
-  EXPECT_LT(last, 0.5f * first) << "30 AdamW steps on one fixed batch should at least halve the loss";
+  EXPECT_LT(last, 0.5f * first)
+      << "30 AdamW steps on one fixed batch should at least halve the loss";
 }
 
 TEST(Trainer, TrainingForwardMatchesTheNumpyReferenceLoss) {
-  const tang::GPT reference = tang::load_checkpoint(std::string(TANG_TESTS_DIR) + "/golden/tiny_model.safetensors");
-  const auto golden = tang::read_safetensors(std::string(TANG_TESTS_DIR) + "/golden/tiny_golden.safetensors");
+  const tang::GPT reference =
+      tang::load_checkpoint(std::string(TANG_TESTS_DIR) + "/golden/tiny_model.safetensors");
+  const auto golden =
+      tang::read_safetensors(std::string(TANG_TESTS_DIR) + "/golden/tiny_golden.safetensors");
   std::vector<tang::TokenId> tokens;
   for (const auto& t : golden.tensors) {
     if (t.name == "tokens") {
@@ -119,7 +123,8 @@ TEST(Trainer, StopAndResumeGivesTheSameWeightsAsOneRun) {
   const auto second_half = run(trainer_command(two, corpus, "--resume"));
   ASSERT_EQ(second_half.status, 0) << second_half.output;
   EXPECT_NE(second_half.output.find("resumed from"), std::string::npos) << second_half.output;
-  const auto a = saved_params(one / "state.safetensors"), b = saved_params(two / "state.safetensors");
+  const auto a = saved_params(one / "state.safetensors"),
+             b = saved_params(two / "state.safetensors");
   ASSERT_FALSE(a.empty());
   EXPECT_EQ(a, b) << "resuming at step 7 must end bit-identical to 12 uninterrupted steps";
 }
@@ -141,7 +146,8 @@ TEST(Trainer, EvalPrintsTheHeldOutLossOfACheckpoint) {
                         (dir / "model.safetensors").string());
   EXPECT_EQ(eval.status, 0) << eval.output;
   EXPECT_NE(eval.output.find("held-out loss"), std::string::npos) << eval.output;
-  EXPECT_FALSE(fs::exists(dir / "model.safetensors.tmp")) << "checkpoints are written through a rename";
+  EXPECT_FALSE(fs::exists(dir / "model.safetensors.tmp"))
+      << "checkpoints are written through a rename";
 }
 
 TEST(TrainingInput, InvalidUtf8NamesTheLine) {

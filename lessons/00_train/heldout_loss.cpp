@@ -4,7 +4,8 @@
 
 namespace tang {
 
-double heldout_loss(TrainableGPT& model, const std::vector<TokenId>& stream, std::size_t batch_size) {
+double heldout_loss(TrainableGPT& model, const std::vector<TokenId>& stream,
+                    std::size_t batch_size) {
   const std::size_t T = model.config().block_size;
   if (stream.size() < 2) return 0.0;
   const std::size_t targets = stream.size() - 1;

@@ -11,6 +11,7 @@ namespace tang {
 // the stream is cut into consecutive windows of block_size targets (each
 // window reads only its own characters), evaluated batch_size windows at a
 // time; the last, shorter window counts too.
-double heldout_loss(TrainableGPT& model, const std::vector<TokenId>& stream, std::size_t batch_size);
+double heldout_loss(TrainableGPT& model, const std::vector<TokenId>& stream,
+                    std::size_t batch_size);
 
 }  // namespace tang

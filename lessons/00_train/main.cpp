@@ -32,7 +32,9 @@
 namespace {
 
 volatile std::sig_atomic_t g_interrupted = 0;
-void on_interrupt(int) { g_interrupted = 1; }
+void on_interrupt(int) {
+  g_interrupted = 1;
+}
 
 struct Options {
   std::string data = std::string(TANG_DATA_DIR) + "/tang_poems.txt";
@@ -58,10 +60,10 @@ std::string format_duration(double seconds) {
 
 // The settings a resumed run must share with the run that saved the state.
 std::map<std::string, std::string> settings_of(const Options& o) {
-  return {{"steps", std::to_string(o.steps)},     {"warmup", std::to_string(o.warmup)},
-          {"batch", std::to_string(o.batch)},     {"lr", std::to_string(o.lr)},
-          {"min_lr", std::to_string(o.min_lr)},   {"weight_decay", std::to_string(o.weight_decay)},
-          {"clip", std::to_string(o.clip)},       {"seed", std::to_string(o.seed)}};
+  return {{"steps", std::to_string(o.steps)},   {"warmup", std::to_string(o.warmup)},
+          {"batch", std::to_string(o.batch)},   {"lr", std::to_string(o.lr)},
+          {"min_lr", std::to_string(o.min_lr)}, {"weight_decay", std::to_string(o.weight_decay)},
+          {"clip", std::to_string(o.clip)},     {"seed", std::to_string(o.seed)}};
 }
 
 int evaluate_checkpoint(const Options& o) {
@@ -107,7 +109,8 @@ int train(const Options& o) {
   std::printf("corpus       %zu training poems (%zu characters), %zu held out (%zu)\n",
               data.train_poems, data.train.size(), data.heldout_poems, data.heldout.size());
   std::printf("training     %ld steps of %zu x %zu tokens, lr %.1e -> %.1e, %d threads, BLAS %s\n",
-              o.steps, o.batch, o.block, o.lr, o.min_lr, omp_get_max_threads(), tang::blas_core_name());
+              o.steps, o.batch, o.block, o.lr, o.min_lr, omp_get_max_threads(),
+              tang::blas_core_name());
 
   const bool new_log = progress.step == 0 || !std::filesystem::exists(o.log);
   std::ofstream log(o.log, new_log ? std::ios::trunc : std::ios::app);
@@ -120,8 +123,8 @@ int train(const Options& o) {
     if (export_model) {
       tang::GPT exported(config, data.tokenizer, model.params);
       char note[128];
-      std::snprintf(note, sizeof note, "%ld steps of %zu x %zu tokens; held-out loss %.4f", progress.step,
-                    o.batch, o.block, heldout);
+      std::snprintf(note, sizeof note, "%ld steps of %zu x %zu tokens; held-out loss %.4f",
+                    progress.step, o.batch, o.block, heldout);
       tang::save_checkpoint(o.out, exported, {{"training", note}});
     }
   };
@@ -155,10 +158,11 @@ int train(const Options& o) {
       tokens_per_s = static_cast<double>(window_steps * o.batch * o.block) / seconds;
       window_start = clock::now();
       window_steps = 0;
-      const double eta = static_cast<double>((o.steps - progress.step) * o.batch * o.block) / tokens_per_s;
-      std::printf("step %5ld/%ld  loss %.4f  lr %.2e  %6.0f tok/s  elapsed %s  ETA %s", progress.step,
-                  o.steps, loss, lr, tokens_per_s, format_duration(progress.elapsed_seconds).c_str(),
-                  format_duration(eta).c_str());
+      const double eta =
+          static_cast<double>((o.steps - progress.step) * o.batch * o.block) / tokens_per_s;
+      std::printf("step %5ld/%ld  loss %.4f  lr %.2e  %6.0f tok/s  elapsed %s  ETA %s",
+                  progress.step, o.steps, loss, lr, tokens_per_s,
+                  format_duration(progress.elapsed_seconds).c_str(), format_duration(eta).c_str());
       if (heldout >= 0.0) std::printf("  held-out %.4f", heldout);
       std::printf("\n");
       std::fflush(stdout);
@@ -194,23 +198,54 @@ int main(int argc, char** argv) {
   app.add_option("--state", o.state, "training state (weights + optimizer)")->capture_default_str();
   app.add_option("--log", o.log, "CSV log")->capture_default_str();
   app.add_flag("--resume", o.resume, "continue from --state if it exists");
-  app.add_option("--steps", o.steps, "total optimizer steps")->capture_default_str()->check(CLI::Range(1L, 10000000L));
-  app.add_option("--stop-at", o.stop_at, "stop (and save) after this step, to resume later")->check(CLI::Range(1L, 10000000L));
-  app.add_option("--warmup", o.warmup, "warm-up steps")->capture_default_str()->check(CLI::Range(0L, 1000000L));
-  app.add_option("--batch", o.batch, "sequences per step")->capture_default_str()->check(CLI::Range(1, 4096));
-  app.add_option("--block-size", o.block, "context length")->capture_default_str()->check(CLI::Range(2, 4096));
-  app.add_option("--layers", o.layers, "transformer blocks")->capture_default_str()->check(CLI::Range(1, 64));
-  app.add_option("--heads", o.heads, "attention heads")->capture_default_str()->check(CLI::Range(1, 64));
-  app.add_option("--dims", o.dims, "embedding width")->capture_default_str()->check(CLI::Range(1, 4096));
-  app.add_option("--lr", o.lr, "peak learning rate")->capture_default_str()->check(CLI::Range(0.0f, 1.0f));
-  app.add_option("--min-lr", o.min_lr, "final learning rate")->capture_default_str()->check(CLI::Range(0.0f, 1.0f));
-  app.add_option("--weight-decay", o.weight_decay, "AdamW weight decay (matrices only)")->capture_default_str()->check(CLI::Range(0.0f, 1.0f));
-  app.add_option("--clip", o.clip, "gradient clipping norm")->capture_default_str()->check(CLI::PositiveNumber);
-  app.add_option("--seed", o.seed, "random seed (initialisation and batches)")->capture_default_str();
-  app.add_option("--eval-every", o.eval_every, "steps between held-out evaluations")->capture_default_str()->check(CLI::Range(1L, 10000000L));
-  app.add_option("--save-every", o.save_every, "steps between state saves")->capture_default_str()->check(CLI::Range(1L, 10000000L));
-  app.add_option("--print-every", o.print_every, "steps between progress lines")->capture_default_str()->check(CLI::Range(1L, 10000000L));
-  app.add_option("--threads", o.threads, "threads (default: all cores)")->check(CLI::Range(1, 1024));
+  app.add_option("--steps", o.steps, "total optimizer steps")
+      ->capture_default_str()
+      ->check(CLI::Range(1L, 10000000L));
+  app.add_option("--stop-at", o.stop_at, "stop (and save) after this step, to resume later")
+      ->check(CLI::Range(1L, 10000000L));
+  app.add_option("--warmup", o.warmup, "warm-up steps")
+      ->capture_default_str()
+      ->check(CLI::Range(0L, 1000000L));
+  app.add_option("--batch", o.batch, "sequences per step")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--block-size", o.block, "context length")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 4096));
+  app.add_option("--layers", o.layers, "transformer blocks")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
+  app.add_option("--heads", o.heads, "attention heads")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
+  app.add_option("--dims", o.dims, "embedding width")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--lr", o.lr, "peak learning rate")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0f, 1.0f));
+  app.add_option("--min-lr", o.min_lr, "final learning rate")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0f, 1.0f));
+  app.add_option("--weight-decay", o.weight_decay, "AdamW weight decay (matrices only)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0f, 1.0f));
+  app.add_option("--clip", o.clip, "gradient clipping norm")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--seed", o.seed, "random seed (initialisation and batches)")
+      ->capture_default_str();
+  app.add_option("--eval-every", o.eval_every, "steps between held-out evaluations")
+      ->capture_default_str()
+      ->check(CLI::Range(1L, 10000000L));
+  app.add_option("--save-every", o.save_every, "steps between state saves")
+      ->capture_default_str()
+      ->check(CLI::Range(1L, 10000000L));
+  app.add_option("--print-every", o.print_every, "steps between progress lines")
+      ->capture_default_str()
+      ->check(CLI::Range(1L, 10000000L));
+  app.add_option("--threads", o.threads, "threads (default: all cores)")
+      ->check(CLI::Range(1, 1024));
   return tang::run_program(argc, argv, app, [&] {
     if (o.threads > 0) {
       omp_set_num_threads(o.threads);

@@ -26,7 +26,8 @@ PoemDataset load_poem_dataset(const std::string& path) {
     }
     if (!line.empty()) poems.push_back(line);
   }
-  if (poems.empty()) throw UserError("corpus " + path + " has no poems: rebuild it (data/README.md)");
+  if (poems.empty())
+    throw UserError("corpus " + path + " has no poems: rebuild it (data/README.md)");
 
   PoemDataset data{Tokenizer::from_corpus(text), {}, {}, 0, 0};
   for (std::size_t i = 0; i < poems.size(); ++i) {

@@ -14,9 +14,9 @@
 namespace tang {
 
 struct PoemDataset {
-  Tokenizer tokenizer;          // from the whole corpus
-  std::vector<TokenId> train;   // 19 of every 20 poems
-  std::vector<TokenId> heldout; // poems 0, 20, 40, ...
+  Tokenizer tokenizer;           // from the whole corpus
+  std::vector<TokenId> train;    // 19 of every 20 poems
+  std::vector<TokenId> heldout;  // poems 0, 20, 40, ...
   std::size_t train_poems = 0, heldout_poems = 0;
 };
 

@@ -7,8 +7,12 @@
 namespace tang {
 
 namespace {
-Tensor<2> matrix(std::size_t rows, std::size_t cols) { return Tensor<2>::from_shape({rows, cols}); }
-Tensor<1> vector(std::size_t n) { return Tensor<1>::from_shape({n}); }
+Tensor<2> matrix(std::size_t rows, std::size_t cols) {
+  return Tensor<2>::from_shape({rows, cols});
+}
+Tensor<1> vector(std::size_t n) {
+  return Tensor<1>::from_shape({n});
+}
 }  // namespace
 
 TrainableGPT::TrainableGPT(const GPTConfig& config, std::size_t max_batch)
@@ -43,8 +47,8 @@ TrainableGPT::TrainableGPT(const GPTConfig& config, std::size_t max_batch)
 void TrainableGPT::init_random(Rng& rng) {
   for (const ParameterSpec& spec : parameter_layout(config_)) {
     float* p = params.data() + spec.offset;
-    const bool is_layernorm_scale = spec.name.find("ln_") != std::string::npos &&
-                                    spec.name.ends_with(".weight");
+    const bool is_layernorm_scale =
+        spec.name.find("ln_") != std::string::npos && spec.name.ends_with(".weight");
     for (std::size_t i = 0; i < spec.size; ++i) {
       p[i] = spec.is_matrix ? 0.02f * rng.normal() : (is_layernorm_scale ? 1.0f : 0.0f);
     }
@@ -87,7 +91,8 @@ float TrainableGPT::forward(std::span<const TokenId> inputs, std::span<const Tok
   ops::layernorm_forward(lnf_.data(), lnf_mean_.data(), lnf_rstd_.data(), residual, w_.lnf_w.data(),
                          w_.lnf_b.data(), N, C);
   ops::matmul_forward(probs_.data(), lnf_.data(), w_.wte.data(), nullptr, N, C, V);  // logits
-  return ops::crossentropy_forward(losses_.data(), probs_.data(), probs_.data(), targets_.data(), N, V);
+  return ops::crossentropy_forward(losses_.data(), probs_.data(), probs_.data(), targets_.data(), N,
+                                   V);
 }
 
 void TrainableGPT::backward() {

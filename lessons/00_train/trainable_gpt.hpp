@@ -43,29 +43,29 @@ class TrainableGPT {
 
   // activations of the last forward(), for up to max_batch x block_size positions (N rows)
   struct Layer {
-    Tensor<2> ln1, ln2;                     // (N, C)
-    Tensor<1> ln1_mean, ln1_rstd;           // (N)
-    Tensor<1> ln2_mean, ln2_rstd;           // (N)
-    Tensor<2> qkv;                          // (N, 3C)
-    Tensor<2> atty;                         // (N, C)  attention output before projection
-    Tensor<1> att;                          // (B * NH * T * T) softmax probabilities
-    Tensor<2> residual2;                    // (N, C)  x after the attention half
-    Tensor<2> fch, fch_gelu;                // (N, 4C)
-    Tensor<2> residual3;                    // (N, C)  x after the MLP half
+    Tensor<2> ln1, ln2;            // (N, C)
+    Tensor<1> ln1_mean, ln1_rstd;  // (N)
+    Tensor<1> ln2_mean, ln2_rstd;  // (N)
+    Tensor<2> qkv;                 // (N, 3C)
+    Tensor<2> atty;                // (N, C)  attention output before projection
+    Tensor<1> att;                 // (B * NH * T * T) softmax probabilities
+    Tensor<2> residual2;           // (N, C)  x after the attention half
+    Tensor<2> fch, fch_gelu;       // (N, 4C)
+    Tensor<2> residual3;           // (N, C)  x after the MLP half
   };
-  Tensor<2> encoded_;                       // (N, C)
+  Tensor<2> encoded_;  // (N, C)
   std::vector<Layer> layers_;
-  Tensor<2> lnf_;                           // (N, C)
-  Tensor<1> lnf_mean_, lnf_rstd_;           // (N)
-  Tensor<2> probs_;                         // (N, V) softmax, then its gradient in place
-  Tensor<1> losses_;                        // (N)
-  std::vector<TokenId> inputs_, targets_;   // copies of the last batch
+  Tensor<2> lnf_;                          // (N, C)
+  Tensor<1> lnf_mean_, lnf_rstd_;          // (N)
+  Tensor<2> probs_;                        // (N, V) softmax, then its gradient in place
+  Tensor<1> losses_;                       // (N)
+  std::vector<TokenId> inputs_, targets_;  // copies of the last batch
   std::size_t B_ = 0, T_ = 0;
 
   // backward scratch
-  Tensor<2> dresidual_, dln_, datty_;       // (N, C)
-  Tensor<2> dqkv_;                          // (N, 3C)
-  Tensor<2> dfch_, dfch_gelu_;              // (N, 4C)
+  Tensor<2> dresidual_, dln_, datty_;  // (N, C)
+  Tensor<2> dqkv_;                     // (N, 3C)
+  Tensor<2> dfch_, dfch_gelu_;         // (N, 4C)
 };
 
 }  // namespace tang
