@@ -77,7 +77,7 @@ void kvcache_section(LessonContext& c) {
     c.out << line;
   });
   run_yours(c, "exercise 06b, lessons/06_kvcache/exercise/block512_timing.cpp", [&] {
-    c.out << "  A random model with context 512, 500 characters both ways (about a minute)...\n";
+    c.out << "  A random model with context 512, 500 characters both ways (this takes a while)...\n";
     c.out.flush();
     const mine::CacheRatio r = mine::time_block512(500, c.options.seed);
     c.out << "  " << r.config.describe() << "\n";

@@ -15,7 +15,9 @@
 //   3. Write n_chars characters after a newline without the cache, then the
 //      same with the cache (tang::Decoder, common/decoder.hpp), sampling each
 //      character at temperature 1 with a fresh Rng(seed) each time; do not
-//      stop at a newline. Time each with std::chrono::steady_clock.
+//      stop at a newline. Time each with std::chrono::steady_clock, on one
+//      thread as the lesson does (openblas_set_num_threads(1) from <cblas.h>,
+//      omp_set_num_threads(1) from <omp.h>; restore the old values after).
 //   4. Fill in every field: config, the two times in milliseconds (> 0), ratio
 //      = without / with, and both texts (n_chars characters each; they must be
 //      identical, because the cache only skips repeated work).
