@@ -221,7 +221,8 @@ inline double floor_seconds() {
 }
 
 // Wall time of a benchmark loop, turned into counters once it is done:
-//   <rate_name>  steps per second (a step: one character, one token, one call)
+//   steps        steps per iteration (a step: one character, one token, one call)
+//   <rate_name>  steps per second
 //   step_us      microseconds per step
 //   x_floor      step time / floor time (see floor_seconds)
 // Usage:  StepClock clock(state);  for (auto _ : state) {...}  clock.finish(state, 32, "chars_per_s");
@@ -234,6 +235,7 @@ class StepClock {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     const double steps = steps_per_iteration * static_cast<double>(state.iterations());
     if (steps <= 0.0 || seconds <= 0.0) return;
+    state.counters["steps"] = steps_per_iteration;  // benchmarks/compare.py divides the time by it
     state.counters[rate_name] = steps / seconds;
     state.counters["step_us"] = 1e6 * seconds / steps;
     if (compare_with_floor) state.counters["x_floor"] = seconds / steps / floor_seconds();
@@ -253,6 +255,7 @@ inline void BM_floor(benchmark::State& state) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double per_pass = seconds / static_cast<double>(state.iterations());
   detail::g_floor_seconds = per_pass;
+  state.counters["steps"] = 1;
   state.counters["steps_per_s"] = 1.0 / per_pass;
   state.counters["step_us"] = 1e6 * per_pass;
   state.counters["x_floor"] = 1.0;

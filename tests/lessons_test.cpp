@@ -38,7 +38,7 @@ struct Lesson {
 const Lesson kLessons[] = {{1, TANG_LESSON_01}, {2, TANG_LESSON_02}, {3, TANG_LESSON_03},
                            {4, TANG_LESSON_04}, {5, TANG_LESSON_05}, {6, TANG_LESSON_06}};
 
-struct Run {
+struct Outcome {
   int status = -1;  // exit status; 128 + signal when killed by one
   std::string out;  // stdout
   std::string err;  // stderr
@@ -87,12 +87,12 @@ TempDir& temp_dir() {
 }
 
 // Runs `exe args...` through the shell, stdout through a pipe, stderr into a file.
-Run run(const std::string& exe, const std::vector<std::string>& args) {
+Outcome run(const std::string& exe, const std::vector<std::string>& args) {
   const fs::path err_path = temp_dir().path() / "stderr.txt";
   std::string command = shell_quote(exe);
   for (const std::string& a : args) command += " " + shell_quote(a);
   command += " 2>" + shell_quote(err_path.string()) + " </dev/null";
-  Run result;
+  Outcome result;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) {
     ADD_FAILURE() << "popen failed for " << command;
@@ -127,7 +127,7 @@ const std::string& model_copy() {
   } while (0)
 
 // Runs a lesson on the copy of the model; more flags after it.
-Run run_lesson(const Lesson& lesson, std::vector<std::string> args = {}) {
+Outcome run_lesson(const Lesson& lesson, std::vector<std::string> args = {}) {
   args.insert(args.begin(), {"--checkpoint", model_copy()});
   return run(lesson.path, args);
 }
@@ -164,7 +164,7 @@ std::vector<std::string> without_timings(const std::vector<std::string>& lines) 
   return kept;
 }
 
-std::string describe(const Run& r) {
+std::string describe(const Outcome& r) {
   return "exit status " + std::to_string(r.status) + "\n--- stdout:\n" + r.out + "--- stderr:\n" + r.err;
 }
 
@@ -177,7 +177,7 @@ class EachLesson : public ::testing::TestWithParam<Lesson> {};
 TEST_P(EachLesson, PrintsSectionsOneToNAndTheSameTextTwice) {
   REQUIRE_MODEL();
   const Lesson& lesson = GetParam();
-  const Run first = run_lesson(lesson);
+  const Outcome first = run_lesson(lesson);
   ASSERT_EQ(first.status, 0) << describe(first);
   EXPECT_EQ(first.err, "") << "a successful run prints nothing on stderr";
 
@@ -196,7 +196,7 @@ TEST_P(EachLesson, PrintsSectionsOneToNAndTheSameTextTwice) {
   }
 
   // Determinism: the same seed writes the same text (section 6: all but the timings).
-  const Run second = run_lesson(lesson);
+  const Outcome second = run_lesson(lesson);
   ASSERT_EQ(second.status, 0) << describe(second);
   const auto again = sections_of(second.out);
   ASSERT_EQ(again.size(), sections.size());
@@ -217,8 +217,8 @@ INSTANTIATE_TEST_SUITE_P(Lessons, EachLesson, ::testing::ValuesIn(kLessons),
 // Lesson N's sections are those of lesson N+1: every section starts from --seed.
 TEST(Lessons, EverySectionPrintsTheSameInEveryLesson) {
   REQUIRE_MODEL();
-  const Run five = run_lesson(kLessons[4]);
-  const Run six = run_lesson(kLessons[5]);
+  const Outcome five = run_lesson(kLessons[4]);
+  const Outcome six = run_lesson(kLessons[5]);
   ASSERT_EQ(five.status, 0) << describe(five);
   ASSERT_EQ(six.status, 0) << describe(six);
   const auto a = sections_of(five.out), b = sections_of(six.out);
@@ -232,7 +232,7 @@ TEST(Lessons, EverySectionPrintsTheSameInEveryLesson) {
 
 TEST(Lessons, SectionOnePrintsTheCorpusCheck) {
   REQUIRE_MODEL();
-  const Run r = run_lesson(kLessons[0]);
+  const Outcome r = run_lesson(kLessons[0]);
   ASSERT_EQ(r.status, 0) << describe(r);
   for (const char* prompt : {"「白日依山尽，黄河入海」 →", "「床前明月光，疑是地上」 →", "「春风」 →"}) {
     EXPECT_NE(r.out.find(prompt), std::string::npos) << prompt << "\n" << r.out;
@@ -244,7 +244,7 @@ TEST(Lessons, SectionOnePrintsTheCorpusCheck) {
 
 TEST(Lessons, LessonSixChecksTheCacheTimesItAndPricesIt) {
   REQUIRE_MODEL();
-  const Run r = run_lesson(kLessons[5]);
+  const Outcome r = run_lesson(kLessons[5]);
   ASSERT_EQ(r.status, 0) << describe(r);
   const auto sections = sections_of(r.out);
   ASSERT_EQ(sections.size(), 6u);
@@ -283,8 +283,8 @@ TEST(Lessons, LessonSixChecksTheCacheTimesItAndPricesIt) {
 
 TEST(Lessons, GreedyRunsAndIsRepeatable) {
   REQUIRE_MODEL();
-  const Run a = run_lesson(kLessons[5], {"--temperature", "0"});
-  const Run b = run_lesson(kLessons[5], {"--temperature", "0"});
+  const Outcome a = run_lesson(kLessons[5], {"--temperature", "0"});
+  const Outcome b = run_lesson(kLessons[5], {"--temperature", "0"});
   ASSERT_EQ(a.status, 0) << describe(a);
   ASSERT_EQ(b.status, 0) << describe(b);
   EXPECT_EQ(a.err, "");
@@ -306,7 +306,7 @@ TEST(Lessons, ALongPromptKeepsItsLast128Characters) {
   std::string prompt;
   for (int i = 0; i < 11; ++i) prompt += "床前明月光，疑是地上霜。";  // 132 characters
   for (const Lesson& lesson : {kLessons[0], kLessons[3]}) {
-    const Run r = run_lesson(lesson, {"--prompt", prompt});
+    const Outcome r = run_lesson(lesson, {"--prompt", prompt});
     ASSERT_EQ(r.status, 0) << describe(r);
     EXPECT_EQ(r.err, "");
     EXPECT_NE(r.out.find("the prompt has 132 characters; the model reads at most 128, so it keeps the last 128"),
@@ -327,7 +327,7 @@ struct BadFlags {
 };
 
 // The error must be exactly one line on stderr, start with "error:" and name the problem.
-void expect_one_error_line(const Run& r, const std::vector<std::string>& names) {
+void expect_one_error_line(const Outcome& r, const std::vector<std::string>& names) {
   EXPECT_TRUE(r.status == 1 || r.status == 2) << "exit 1 (bad input) or 2 (bad flag), not a crash\n"
                                                 << describe(r);
   ASSERT_FALSE(r.err.empty()) << describe(r);
@@ -385,7 +385,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(BadCommandLine, UnknownHeadCharacterIsNamed) {
   REQUIRE_MODEL();
   // Section 5 finds it, after sections 1-4 have printed: stdout may hold them.
-  const Run r = run_lesson(kLessons[5], {"--heads", "ab"});
+  const Outcome r = run_lesson(kLessons[5], {"--heads", "ab"});
   expect_one_error_line(r, {"'a'"});
   EXPECT_EQ(r.status, 1);
 }
@@ -400,7 +400,7 @@ TEST(BadCommandLine, TruncatedCheckpointIsNamed) {
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
   }
   for (const Lesson& lesson : {kLessons[5], kLessons[0]}) {
-    const Run r = run(lesson.path, {"--checkpoint", truncated.string()});
+    const Outcome r = run(lesson.path, {"--checkpoint", truncated.string()});
     expect_one_error_line(r, {truncated.string(), "truncated"});
     EXPECT_EQ(r.status, 1);
     EXPECT_EQ(r.out, "") << "nothing is printed before the model is loaded";
@@ -409,7 +409,7 @@ TEST(BadCommandLine, TruncatedCheckpointIsNamed) {
 
 TEST(BadCommandLine, HelpListsEveryFlag) {
   for (const Lesson& lesson : kLessons) {
-    const Run r = run(lesson.path, {"--help"});
+    const Outcome r = run(lesson.path, {"--help"});
     EXPECT_EQ(r.status, 0) << describe(r);
     EXPECT_EQ(r.err, "");
     for (const char* flag : {"--checkpoint", "--seed", "--temperature", "--top-k", "--top-p", "--prompt",

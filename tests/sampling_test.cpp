@@ -361,7 +361,7 @@ TEST(TopP, BothVariantsAgreeOnRandomDistributions) {
     tang::top_p_filter_with_cutoff(b, p, order_b);
     ASSERT_EQ(a, b) << "trial " << trial << " n " << n << " p " << p;
     ASSERT_FALSE(support(a, false).empty());
-    ASSERT_NEAR(sum_of(a), 1.0f, 1e-5) << "trial " << trial;
+    ASSERT_NEAR(sum_of(a), 1.0f, 1e-4) << "trial " << trial;  // float renormalisation over up to 3000
   }
 }
 

@@ -39,7 +39,8 @@ std::string allowed_set(const tang::Tokenizer& tokenizer, const tang::LogitMask&
   std::string text = "{";
   for (std::size_t id = 0; id < tokenizer.size(); ++id) {
     if (mask.allows(static_cast<TokenId>(id))) {
-      text += (text.size() > 1 ? " " : "") + shown(tokenizer.character(static_cast<TokenId>(id)));
+      if (text.size() > 1) text += " ";
+      text += shown(tokenizer.character(static_cast<TokenId>(id)));
     }
   }
   return text + "}";

@@ -1,0 +1,350 @@
+#!/usr/bin/env python3
+"""One comparison table across the lessons, from one run of scripts/run_benchmarks.sh.
+
+  python3 benchmarks/compare.py build/bench [--note TEXT] [--settings TEXT]
+
+Reads, from that folder (Python standard library only):
+  bench_*.json       Google Benchmark output, one file per lesson program; with
+                     repetitions, the median aggregate of each benchmark is used
+  torch_peer.json    the PyTorch peer's results (optional)
+Prints the table and writes:
+  table.md           the same table in Markdown, with machine, compiler and settings
+  cache_chart.dat    time versus length, with and without the cache (gnuplot data)
+  cache_chart.gp     the gnuplot script that renders it (only when lesson 06 ran):
+                     cd FOLDER && gnuplot -e "out='x.svg'" cache_chart.gp
+
+"x floor" divides a step's time by the floor measured IN THE SAME PROGRAM (the
+benchmark floor/gemv_all_weights: one cblas_sgemv per weight matrix, one thread).
+"vs PyTorch" is how many times faster the C++ is than the peer, measured in the same run.
+"""
+
+import argparse
+import glob
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+
+UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+RATE_NAMES = {"chars_per_s": "chars/s", "tokens_per_s": "tokens/s", "samples_per_s": "samples/s",
+              "calls_per_s": "calls/s", "steps_per_s": "steps/s"}
+FLOOR = "floor/gemv_all_weights"
+
+
+def load_program(path):
+    """{benchmark name: {"time_s": per iteration, counters...}} and the context."""
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    medians, iterations, order = {}, {}, []
+    for b in data.get("benchmarks", []):
+        name = b.get("run_name", b["name"]).replace("/real_time", "")
+        if name not in order:
+            order.append(name)
+        entry = {k: v for k, v in b.items() if isinstance(v, (int, float))}
+        entry["time_s"] = b["real_time"] * UNIT_SECONDS[b.get("time_unit", "ns")]
+        if b.get("run_type") == "aggregate":
+            if b.get("aggregate_name") == "median":
+                medians[name] = entry
+        else:
+            iterations.setdefault(name, []).append(entry)
+    runs = {}
+    for name in order:
+        if name in medians:
+            runs[name] = medians[name]
+        elif name in iterations:  # no repetitions: median of what is there
+            keys = set.intersection(*(set(e) for e in iterations[name]))
+            runs[name] = {k: statistics.median(e[k] for e in iterations[name]) for k in keys}
+    return runs, order, data.get("context", {})
+
+
+def steps_of(r):
+    """Steps (characters, tokens, calls) per iteration: the "steps" counter of StepClock."""
+    if "steps" in r:
+        return r["steps"]
+    if r.get("step_us"):  # older files: from the clock's own time per step
+        return max(1, round(r["time_s"] * 1e6 / r["step_us"]))
+    return 1
+
+
+def fmt_time(us):
+    if us >= 1e6:
+        return f"{us / 1e6:.2f} s"
+    if us >= 1e3:
+        return f"{us / 1e3:.2f} ms"
+    return f"{us:.1f} us" if us >= 10 else f"{us:.2f} us"
+
+
+def fmt_rate(value):
+    if value >= 1e6:
+        return f"{value / 1e6:.2f} M"
+    if value >= 1e4:
+        return f"{value / 1e3:.1f} k"
+    return f"{value:.0f}" if value >= 100 else f"{value:.1f}"
+
+
+def compiler_line(build_dir):
+    cache = os.path.join(build_dir, "CMakeCache.txt")
+    compiler = "c++"
+    try:
+        with open(cache, encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("CMAKE_CXX_COMPILER:"):
+                    compiler = line.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    try:
+        out = subprocess.run([compiler, "--version"], capture_output=True, text=True, check=False)
+        return out.stdout.splitlines()[0]
+    except (OSError, IndexError):
+        return compiler
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+class Table:
+    def __init__(self, header):
+        self.header, self.rows = header, []
+
+    def add(self, *cells):
+        self.rows.append([str(c) for c in cells])
+
+    def markdown(self):
+        widths = [max(len(r[i]) for r in [self.header] + self.rows) for i in range(len(self.header))]
+        def line(cells):
+            return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"
+        out = [line(self.header), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+        return "\n".join(out + [line(r) for r in self.rows])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("folder", help="where run_benchmarks.sh put the JSON files")
+    parser.add_argument("--note", default="", help="printed above the table (e.g. smoke run)")
+    parser.add_argument("--settings", default="", help="the benchmark settings, for the record")
+    parser.add_argument("--build-dir", default="build/release")
+    args = parser.parse_args()
+
+    files = sorted(glob.glob(os.path.join(args.folder, "bench_[0-9][0-9]_*.json")))
+    if not files:
+        sys.exit(f"compare.py: no bench_NN_*.json in {args.folder}: run scripts/run_benchmarks.sh")
+    programs = {}
+    context = {}
+    for path in files:
+        runs, order, ctx = load_program(path)
+        programs[os.path.basename(path)[:-5]] = (runs, order)
+        context = context or ctx
+    peer = None
+    peer_path = os.path.join(args.folder, "torch_peer.json")
+    if os.path.exists(peer_path):
+        with open(peer_path, encoding="utf-8") as f:
+            peer = json.load(f)
+
+    # everything by name, with the floor of its own program
+    all_runs, floors = {}, {}
+    for program, (runs, order) in programs.items():
+        floor = runs[FLOOR]["time_s"] * 1e6 if FLOOR in runs else None
+        floors[program] = floor
+        for name in order:
+            if name != FLOOR and name in runs:
+                all_runs[name] = (program, runs[name], floor)
+
+    def step_us(name):  # Google Benchmark's median real time per iteration / steps per iteration
+        if name not in all_runs:
+            return None
+        r = all_runs[name][1]
+        return r["time_s"] * 1e6 / steps_of(r)
+
+    # PyTorch counterparts: the peer's time for the same work as one iteration, in us
+    def peer_iteration_us(name):
+        if not peer:
+            return None
+        m = re.fullmatch(r"lesson06/write_chars/(\d+)/cache:([01])", name)
+        if m and m.group(1) in peer.get("generate", {}):
+            return 1000.0 * peer["generate"][m.group(1)]["cache_ms" if m.group(2) == "1" else "no_cache_ms"]
+        if name == "lesson00/train_step/32" and "train_step" in peer:
+            return 1e6 * peer["train_step"]["seconds"]
+        return None
+
+    def peer_step_us(name):  # per character / token
+        theirs = peer_iteration_us(name)
+        if theirs is None:
+            return None
+        return theirs / steps_of(all_runs[name][1])
+
+    table = Table(["lesson", "benchmark", "time", "per char/token/call", "rate", "x floor", "PyTorch",
+                   "vs PyTorch"])
+    for program, (runs, order) in programs.items():
+        lesson = program[len("bench_"):]
+        for name in order:
+            if name == FLOOR or name not in runs:
+                continue
+            r = runs[name]
+            us = step_us(name)
+            rate_key = next((k for k in RATE_NAMES if k in r), None)
+            rate = f"{fmt_rate(1e6 / us)} {RATE_NAMES[rate_key]}" if rate_key else ""
+            floor = floors[program]
+            x_floor = f"{us / floor:.2f}" if ("x_floor" in r and floor) else ""
+            theirs = peer_iteration_us(name)
+            peer_cell = fmt_time(theirs) if theirs else ""
+            versus = f"{theirs / (r['time_s'] * 1e6):.1f}x" if theirs else ""
+            table.add(lesson, name.split("/", 1)[1], fmt_time(r["time_s"] * 1e6), fmt_time(us), rate,
+                      x_floor, peer_cell, versus)
+
+    floor_cells = ", ".join(f"{p[6:8]}: {fmt_time(f)}" for p, f in floors.items() if f)
+    weight_mb = next((runs[FLOOR].get("weight_MB") for runs, _ in programs.values() if FLOOR in runs), None)
+
+    # the targets of the benchmark issue
+    targets = Table(["target", "measured", "goal", "met"])
+    cached = step_us("lesson06/write_chars/120/cache:1")
+    cached_program = all_runs.get("lesson06/write_chars/120/cache:1", (None, None, None))[2]
+    if cached and cached_program:
+        x = cached / cached_program
+        targets.add("cached decoding, 120 chars: time per char / floor", f"{x:.2f}x ({1e6 / cached:.0f} chars/s)",
+                    "<= 1.3x", "yes" if x <= 1.3 else "no")
+    for n in (32, 64, 120):
+        theirs = peer_step_us(f"lesson06/write_chars/{n}/cache:1")
+        ours = step_us(f"lesson06/write_chars/{n}/cache:1")
+        if theirs and ours:
+            targets.add(f"cached decoding, {n} chars: C++ vs PyTorch (1 thread each)", f"{theirs / ours:.1f}x",
+                        ">= 10x", "yes" if theirs / ours >= 10 else "no")
+    ours_train = all_runs.get("lesson00/train_step/32", (None, {}, None))[1].get("tokens_per_s")
+    if ours_train and peer and "train_step" in peer:
+        ratio = ours_train / peer["train_step"]["tokens_per_s"]  # both: B*T tokens / median step time
+        targets.add("training step 32 x 128: C++ vs PyTorch tokens/s (2 threads each)", f"{ratio:.1f}x",
+                    ">= 2x", "yes" if ratio >= 2 else "no")
+    for variant in ("cutoff", "full_sort"):
+        top_p = step_us(f"lesson03/top_p/{variant}")
+        if top_p and cached:
+            share = top_p / cached
+            targets.add(f"top-p ({variant.replace('_', ' ')}) on the full vocabulary / one cached step",
+                        f"{100 * share:.1f}%", "a few %", "yes" if share <= 0.05 else "no")
+    for n, prefix in ((32, "lesson06/write_chars"), (64, "lesson06/write_chars"),
+                      (120, "lesson06/write_chars"), (500, "lesson06/block512")):
+        slow, fast = step_us(f"{prefix}/{n}/cache:0"), step_us(f"{prefix}/{n}/cache:1")
+        if slow and fast:
+            where = "context-512 model" if "block512" in prefix else "course model"
+            targets.add(f"without / with cache, {n} chars ({where})", f"{slow / fast:.1f}x",
+                        "grows with length", "")
+
+    # chart data: total milliseconds for n characters
+    series = []
+    for title, prefix, source in (("C++, context-512 model", "lesson06/block512", "cpp"),
+                                  ("C++, course model", "lesson06/write_chars", "cpp"),
+                                  ("PyTorch, course model", None, "torch")):
+        points = []
+        if source == "cpp":
+            lengths = sorted({int(m.group(1)) for name in all_runs
+                              for m in [re.fullmatch(re.escape(prefix) + r"/(\d+)/cache:[01]", name)] if m})
+            for n in lengths:
+                slow, fast = step_us(f"{prefix}/{n}/cache:0"), step_us(f"{prefix}/{n}/cache:1")
+                if slow and fast:
+                    points.append((n, slow * n / 1000, fast * n / 1000))
+        elif peer:
+            for key, v in sorted(peer.get("generate", {}).items(), key=lambda kv: int(kv[0])):
+                points.append((int(key), v["no_cache_ms"], v["cache_ms"]))
+        if points:
+            series.append((title, points))
+    dat = os.path.join(args.folder, "cache_chart.dat")
+    with open(dat, "w", encoding="utf-8") as f:
+        for i, (title, points) in enumerate(series):
+            if i:
+                f.write("\n\n")
+            f.write(f"# {title}: characters, ms without cache, ms with cache\n")
+            for n, slow, fast in points:
+                f.write(f"{n} {slow:.4f} {fast:.4f}\n")
+    chart = os.path.join(args.folder, "cache_chart.gp")
+    if os.path.exists(chart):
+        os.remove(chart)
+    if series:
+        write_gnuplot(chart, series, args.note)
+
+    context_lines = [
+        f"- machine: {cpu_model()}, {context.get('num_cpus', '?')} cores at "
+        f"{context.get('mhz_per_cpu', '?')} MHz (as Google Benchmark reports), {platform.system()} "
+        f"{platform.release()}",
+        f"- compiler: {compiler_line(args.build_dir)}, Release (-O3 -march=native); "
+        f"OpenBLAS kernels {context.get('blas_core', '?')}",
+        f"- model: {context.get('model', '?')}; weights: {context.get('checkpoint', '?')}",
+        f"- floor (one cblas_sgemv per weight matrix, {weight_mb:.1f} MB, 1 thread), per program: "
+        f"{floor_cells}" if weight_mb else "- floor: not measured",
+    ]
+    if args.settings:
+        context_lines.append(f"- settings: {args.settings}")
+    if peer:
+        context_lines.append(
+            f"- PyTorch peer: torch {peer.get('torch_version')} (OpenBLAS {peer.get('openblas_coretype') or 'auto'}),"
+            f" logits vs C++ max |diff| {peer.get('logits_max_abs_diff', float('nan')):.1e}"
+            f" ({'match' if peer.get('logits_match') else 'MISMATCH'}), greedy text "
+            f"{'identical' if peer.get('greedy_match') else 'DIFFERENT'}")
+    else:
+        context_lines.append("- PyTorch peer: no torch_peer.json (python3-torch missing?), no PyTorch columns")
+
+    text = []
+    if args.note:
+        text += [f"**{args.note}**", ""]
+    text += context_lines + ["", table.markdown(), ""]
+    if targets.rows:
+        text += ["Targets:", "", targets.markdown(), ""]
+    output = "\n".join(text)
+    print(output)
+    with open(os.path.join(args.folder, "table.md"), "w", encoding="utf-8") as f:
+        f.write(output)
+    return 0
+
+
+def write_gnuplot(path, series, note):
+    """Left: C++ on linear axes (the parabola and the line). Right: everything log-log."""
+    title = "Writing N characters with and without the KV cache" + (f" ({note})" if note else "")
+    styles = {"C++, context-512 model": (1, 7), "C++, course model": (2, 5), "PyTorch, course model": (3, 9)}
+    def plots(which):
+        parts = []
+        for i, (name, _) in enumerate(series):
+            if which == "linear" and not name.startswith("C++, context-512"):
+                continue
+            color, point = styles[name]
+            parts.append(f"'{os.path.basename(path)[:-3]}.dat' index {i} using 1:2 with linespoints lc {color} "
+                         f"pt {point} dt 2 title '{name}, no cache'")
+            parts.append(f"'{os.path.basename(path)[:-3]}.dat' index {i} using 1:3 with linespoints lc {color} "
+                         f"pt {point} dt 1 title '{name}, cache'")
+        return ", \\\n     ".join(parts)
+    lines = [
+        "# written by benchmarks/compare.py; run from this folder:",
+        "#   gnuplot -e \"out='chart.svg'\" cache_chart.gp",
+        "if (!exists('out')) out = 'cache_chart.svg'",
+        "set terminal svg size 1000,440 dynamic font 'sans,11' background rgb 'white'",
+        "set output out",
+        f"set multiplot layout 1,2 title \"{title}\"",
+        "set key top left",
+        "set grid",
+        "set xlabel 'characters written'",
+        "set ylabel 'milliseconds'",
+        "set title 'C++, one thread: quadratic without, linear with the cache'",
+    ]
+    linear = plots("linear")
+    if linear:
+        lines.append("plot " + linear)
+    lines += [
+        "set logscale xy",
+        "set key bottom right font ',9'",
+        "set title 'log-log: slope 2 without the cache, 1 with it'",
+        "plot " + plots("all"),
+        "unset multiplot",
+    ]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Runs every lesson's benchmark with fixed settings, then the PyTorch peer, and
+# prints ONE comparison table across the lessons (docs/benchmarks.md explains it).
+#
+#   scripts/run_benchmarks.sh                 the full run (about 5 minutes here)
+#   scripts/run_benchmarks.sh --smoke         a quick pass to see that everything
+#                                             works; its numbers mean little
+#   scripts/run_benchmarks.sh --note "TEXT"   TEXT goes above the table and into the chart
+#   scripts/run_benchmarks.sh --no-build      use the programs already in build/release
+#
+# Writes build/bench/: bench_NN_*.json (Google Benchmark), reference.json (our logits
+# for the peer), torch_peer.json, table.md, cache_chart.dat / .gp / .svg, and (full
+# run only) renders docs/benchmarks-cache.svg. Leave the machine otherwise idle.
+#
+# Settings: OpenBLAS and OpenMP with ONE thread for every decoding benchmark, TWO for
+# the training step (lesson 00); 3 repetitions of each benchmark, the median counts;
+# at least 0.5 s per repetition. The PyTorch peer uses the same thread counts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+smoke=0
+build=1
+note=""
+while (($#)); do
+  case "$1" in
+    --smoke) smoke=1 ;;
+    --no-build) build=0 ;;
+    --note) note="${2:?--note needs a text}"; shift ;;
+    -h | --help) sed -n '2,19p' "$0"; exit 0 ;;
+    *) echo "error: unknown argument $1 (try --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+out=build/bench
+bin=build/release/benchmarks
+python=/usr/bin/python3  # Debian's: the one python3-torch and python3-numpy install into
+repetitions=3
+min_time=0.5
+if ((smoke)); then
+  repetitions=1
+  min_time=0.05
+  [[ -n "$note" ]] || note="smoke run: numbers not meaningful"
+fi
+
+if ((build)); then
+  cmake --preset release >/dev/null
+  cmake --build build/release --target benchmarks
+fi
+mkdir -p "$out"
+rm -f "$out"/bench_*.json "$out"/torch_peer.json
+
+run() {  # run <program> <threads> [extra flags]
+  local name=$1 threads=$2
+  shift 2
+  echo "== $name ($threads thread(s))"
+  OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=$threads "$bin/$name" --threads="$threads" \
+    --benchmark_repetitions="$repetitions" --benchmark_min_time="$min_time" \
+    --benchmark_display_aggregates_only=true \
+    --benchmark_out="$out/$name.json" --benchmark_out_format=json "$@"
+}
+
+run bench_00_train_step 2
+run bench_01_probabilities 1
+run bench_02_temperature 1
+run bench_03_topk_topp 1
+run bench_04_continuation 1
+run bench_05_acrostic 1
+if ((smoke)); then  # the context-512 run without the cache takes seconds per repetition
+  run bench_06_kvcache 1 --benchmark_filter='floor|write_chars|decode_step|block512/(32|500)/'
+else
+  run bench_06_kvcache 1
+fi
+
+"$bin/bench_dump_logits" "$out/reference.json"
+peer_status=0
+if "$python" -c 'import torch, numpy' 2>/dev/null; then
+  echo "== PyTorch peer"
+  peer_flags=()
+  ((smoke)) && peer_flags=(--smoke)
+  "$python" benchmarks/peers/torch_peer.py --reference "$out/reference.json" \
+    --out "$out/torch_peer.json" --repeats "$repetitions" "${peer_flags[@]}" || peer_status=$?
+else
+  echo "== PyTorch peer skipped: $python cannot import torch and numpy" \
+       "(apt-get install python3-torch, or scripts/install_deps.sh --extras)"
+fi
+
+settings="$repetitions repetitions (median), min time ${min_time} s each; decoding 1 thread, training 2"
+echo
+"$python" benchmarks/compare.py "$out" --note "$note" --settings "$settings"
+
+if [[ ! -f "$out/cache_chart.gp" ]]; then
+  echo "no lesson 06 results: no chart"
+elif command -v gnuplot >/dev/null; then
+  (cd "$out" && gnuplot -e "out='cache_chart.svg'" cache_chart.gp)
+  if ((!smoke)); then
+    cp "$out/cache_chart.svg" docs/benchmarks-cache.svg
+    echo "chart: docs/benchmarks-cache.svg"
+  else
+    echo "chart: $out/cache_chart.svg (smoke run: docs/ left alone)"
+  fi
+else
+  echo "gnuplot not found: no chart (apt-get install gnuplot-nox)"
+fi
+echo "table: $out/table.md"
+if ((peer_status != 0)); then
+  echo "error: the PyTorch peer does not match the C++ model (see its output above)" >&2
+  exit 1
+fi
