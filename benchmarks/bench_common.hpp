@@ -45,7 +45,9 @@ namespace tang::bench {
 
 // --- texts the benchmarks read ------------------------------------------------
 
-inline constexpr std::string_view kPrompt = "白日依山尽，黄河入海";  // lesson 01's first prompt
+inline constexpr std::string_view kPrompt = "白日依山尽，黄河入海";  // lesson 01's prompts
+inline constexpr std::string_view kPrompt2 = "床前明月光，疑是地上";
+inline constexpr std::string_view kPrompt3 = "春风";
 inline constexpr std::string_view kOpening = "床前明月光，";        // lesson 04's first opening
 inline constexpr std::string_view kHeads = "春眠不觉";              // lesson 05's acrostic
 
@@ -61,7 +63,7 @@ inline Tokenizer synthetic_tokenizer(std::size_t size) {
   auto add = [&](const std::string& c) {
     if (characters.size() < size && seen.insert(c).second) characters.push_back(c);
   };
-  for (std::string_view text : {kPrompt, kOpening, kHeads}) {
+  for (std::string_view text : {kPrompt, kPrompt2, kPrompt3, kOpening, kHeads}) {
     for (const std::string& c : utf8_split(text)) add(c);
   }
   for (char32_t cp = 0x4E00; characters.size() < size; ++cp) add(utf8_encode(cp));

@@ -37,8 +37,7 @@ int main(int argc, char** argv) {
   out["checkpoint"] = std::filesystem::absolute(checkpoint).string();
   out["trained"] = loaded.trained;
   out["prompts"] = nlohmann::json::array();
-  for (const std::string_view prompt : {tang::bench::kPrompt, std::string_view("床前明月光，疑是地上"),
-                                        std::string_view("春风")}) {
+  for (const std::string_view prompt : {tang::bench::kPrompt, tang::bench::kPrompt2, tang::bench::kPrompt3}) {
     const std::string text = tang::bench::after_newline(prompt);
     const std::vector<tang::TokenId> ids = tang::bench::ids(model, text);
     const std::vector<float> logits = tang::bench::logits_after(model, prompt);

@@ -330,15 +330,16 @@ def write_gnuplot(path, series, note):
         "set grid",
         "set xlabel 'characters written'",
         "set ylabel 'milliseconds'",
-        "set title 'C++, one thread: quadratic without, linear with the cache'",
+        "set title 'C++, one thread, context-512 model: N^2 and more without the cache, N with it'",
     ]
     linear = plots("linear")
     if linear:
         lines.append("plot " + linear)
     lines += [
         "set logscale xy",
-        "set key bottom right font ',9'",
-        "set title 'log-log: slope 2 without the cache, 1 with it'",
+        "set key top left font ',9' samplen 2",
+        "set offsets graph 0, graph 0, graph 0.25, graph 0  # room for the key above the data",
+        "set title 'log-log: slope 2 (to 3) without the cache, 1 with it'",
         "plot " + plots("all"),
         "unset multiplot",
     ]

@@ -26,7 +26,7 @@ while (($#)); do
     --smoke) smoke=1 ;;
     --no-build) build=0 ;;
     --note) note="${2:?--note needs a text}"; shift ;;
-    -h | --help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
     *) echo "error: unknown argument $1 (try --help)" >&2; exit 2 ;;
   esac
   shift

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -35,6 +36,8 @@ struct Lesson {
   int number;
   const char* path;
 };
+void PrintTo(const Lesson& lesson, std::ostream* os) { *os << fs::path(lesson.path).filename().string(); }
+
 const Lesson kLessons[] = {{1, TANG_LESSON_01}, {2, TANG_LESSON_02}, {3, TANG_LESSON_03},
                            {4, TANG_LESSON_04}, {5, TANG_LESSON_05}, {6, TANG_LESSON_06}};
 
@@ -91,7 +94,9 @@ Outcome run(const std::string& exe, const std::vector<std::string>& args) {
   const fs::path err_path = temp_dir().path() / "stderr.txt";
   std::string command = shell_quote(exe);
   for (const std::string& a : args) command += " " + shell_quote(a);
-  command += " 2>" + shell_quote(err_path.string()) + " </dev/null";
+  command += " 2>";
+  command += shell_quote(err_path.string());
+  command += " </dev/null";
   Outcome result;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) {
@@ -138,7 +143,7 @@ struct Section {
   std::vector<std::string> lines;
 };
 
-std::vector<Section> sections_of(const std::string& out) {
+[[maybe_unused]] std::vector<Section> sections_of(const std::string& out) {
   std::vector<Section> sections;
   for (const std::string& line : lines_of(out)) {
     if (line.rfind("== ", 0) == 0) {
@@ -146,6 +151,10 @@ std::vector<Section> sections_of(const std::string& out) {
     } else if (!sections.empty()) {
       sections.back().lines.push_back(line);
     }
+  }
+  // The blank line before the next heading separates sections; it belongs to neither.
+  for (Section& section : sections) {
+    while (!section.lines.empty() && section.lines.back().empty()) section.lines.pop_back();
   }
   return sections;
 }
@@ -156,7 +165,7 @@ bool is_timing_line(const std::string& line) {
   return std::regex_search(line, time);
 }
 
-std::vector<std::string> without_timings(const std::vector<std::string>& lines) {
+[[maybe_unused]] std::vector<std::string> without_timings(const std::vector<std::string>& lines) {
   std::vector<std::string> kept;
   for (const std::string& line : lines) {
     if (!is_timing_line(line)) kept.push_back(line);
@@ -325,6 +334,10 @@ struct BadFlags {
   std::vector<std::string> names;  // what the error line must mention
   bool needs_model;                // found only once the model is loaded
 };
+
+void PrintTo(const BadFlags& bad, std::ostream* os) {
+  for (const std::string& a : bad.args) *os << shell_quote(a) << " ";
+}
 
 // The error must be exactly one line on stderr, start with "error:" and name the problem.
 void expect_one_error_line(const Outcome& r, const std::vector<std::string>& names) {

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <ostream>
 #include <set>
 #include <sstream>
 #include <span>
@@ -273,6 +274,8 @@ struct TopPVariant {
   const char* name;
   TopP filter;
 };
+
+void PrintTo(const TopPVariant& variant, std::ostream* os) { *os << variant.name; }
 
 class TopPTest : public ::testing::TestWithParam<TopPVariant> {
  protected:

@@ -22,13 +22,16 @@ void print_side_by_side(LessonContext& c, const Picker& reference, const Picker&
   Rng reference_rng(c.options.seed), your_rng(c.options.seed);
   bool all_same = true;
   for (std::size_t i = 0; i < count; ++i) {
-    const std::string ref = write_poem(decoder, c.model.tokenizer(), "", reference, reference_rng, c.options.length);
-    const std::string mine = write_poem(decoder, c.model.tokenizer(), "", yours, your_rng, c.options.length);
+    const std::string ref =
+        write_poem(decoder, c.model.tokenizer(), "", reference, reference_rng, c.options.length);
+    const std::string mine =
+        write_poem(decoder, c.model.tokenizer(), "", yours, your_rng, c.options.length);
     all_same = all_same && ref == mine;
     c.out << "    reference: " << ref << "\n    yours:     " << mine << "\n";
   }
   c.out << (all_same ? "  same text as the reference: your code draws the same characters\n"
-                     : "  DIFFERENT from the reference: check your code against the comment in its file\n");
+                     : "  DIFFERENT from the reference: check your code against the comment in its "
+                       "file\n");
 }
 
 }  // namespace tang

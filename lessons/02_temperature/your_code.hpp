@@ -17,7 +17,8 @@ namespace tang {
 
 // Prints "  -- yours (exercise NN, <file>) --" and runs body(), turning a
 // NotImplemented into its one line. Does nothing unless --mine was given.
-void run_yours(LessonContext& context, const std::string& exercise, const std::function<void()>& body);
+void run_yours(LessonContext& context, const std::string& exercise,
+               const std::function<void()>& body);
 
 // `count` poems written twice from the same seed, with the reference picker and
 // with yours, printed in pairs; says whether every pair is identical.

@@ -34,7 +34,8 @@ void topk_topp_section(LessonContext& c) {
   // --- --mine: exercise 03, your top-p next to the reference (your_code.hpp) ---
   run_yours(c, "exercise 03, lessons/03_topk_topp/exercise/top_p.cpp", [&] {
     const float p = c.options.top_p;
-    std::snprintf(heading, sizeof heading, "  T = %.1f, p = %.2f, the reference top-p and yours:\n", t, p);
+    std::snprintf(heading, sizeof heading, "  T = %.1f, p = %.2f, the reference top-p and yours:\n",
+                  t, p);
     c.out << heading;
     const Picker yours = [t, p](std::span<float> logits, std::size_t, Rng& rng) {
       if (t == 0.0f) return argmax(logits);  // greedy, as the reference

@@ -36,7 +36,8 @@ void acrostic_section(LessonContext& c) {
       return mine::qiyan_jueju_mask(tokenizer, position);
     };
     for (int poem = 0; poem < 3; ++poem) {
-      std::vector<TokenId> written = write_under_masks(decoder, tokenizer, yours, settings, mask_rng, 40);
+      std::vector<TokenId> written =
+          write_under_masks(decoder, tokenizer, yours, settings, mask_rng, /*max_chars=*/40);
       const std::string problem = qiyan_jueju_problem(tokenizer, written);
       if (!written.empty() && written.back() == 0) written.pop_back();
       c.out << "    " << tokenizer.decode(written) << "   "

@@ -14,7 +14,8 @@ std::vector<TokenId> write_under_masks(Decoder& decoder, const Tokenizer& tokeni
                                        std::size_t max_chars) {
   SamplerScratch scratch;
   const Picker pick = [&](std::span<float> logits, std::size_t written, Rng& r) {
-    mask_for(written + 1).apply(logits);  // the constraint first, then the usual step
+    const LogitMask mask = mask_for(written + 1);  // for the character about to be drawn
+    mask.apply(logits);                            // the constraint first, then the usual step
     return sample_next(logits, settings, r, scratch);
   };
   std::vector<TokenId> context = tokenizer.encode("\n");
@@ -32,7 +33,8 @@ std::string qiyan_jueju_problem(const Tokenizer& tokenizer, const std::vector<To
     } else if (position % 8 == 0) {
       expected = (position / 8) % 2 == 1 ? "，" : "。";
     }
-    const bool ok = expected.empty() ? (got != "，" && got != "。" && got != "\n") : got == expected;
+    const bool ok =
+        expected.empty() ? (got != "，" && got != "。" && got != "\n") : got == expected;
     if (!ok) {
       return "character " + std::to_string(position) + " is '" + printable(got) + "', expected " +
              (expected.empty() ? std::string("a character inside the line (not '，', '。' or ⏎)")
@@ -40,7 +42,8 @@ std::string qiyan_jueju_problem(const Tokenizer& tokenizer, const std::vector<To
     }
   }
   if (written.size() != length) {
-    return "the poem has " + std::to_string(written.size()) + " characters with its newline, expected 33";
+    return "the poem has " + std::to_string(written.size()) +
+           " characters with its newline, expected 33";
   }
   return "";
 }

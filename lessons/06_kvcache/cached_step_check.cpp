@@ -44,10 +44,10 @@ CachedStepCheck check_cached_step(std::uint64_t seed) {
   std::vector<float> cached(N * C), k_cache(N * C), v_cache(N * C), embedding(N * C);
   for (std::size_t start = 0; start < N;) {
     const std::size_t T = start == 0 ? check.prefill : 1;
-    mine::attention_with_cache(cached.data() + start * C, qkv.data() + start * 3 * C, k_cache.data(),
-                               v_cache.data(), start, T, C, NH);
-    mine::embed_with_offset(embedding.data() + start * C, tokens.data() + start, T, start, wte.data(),
-                            wpe.data(), C);
+    mine::attention_with_cache(cached.data() + start * C, qkv.data() + start * 3 * C,
+                               k_cache.data(), v_cache.data(), start, T, C, NH);
+    mine::embed_with_offset(embedding.data() + start * C, tokens.data() + start, T, start,
+                            wte.data(), wpe.data(), C);
     start += T;
   }
   check.attention_error = largest_difference(cached, full);

@@ -7,8 +7,8 @@
 // offset against ops::encoder_forward. lesson_06_kvcache --mine prints it.
 #pragma once
 
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 
 namespace tang {
 

@@ -81,7 +81,8 @@ void kvcache_section(LessonContext& c) {
     c.out.flush();
     const mine::CacheRatio r = mine::time_block512(500, c.options.seed);
     c.out << "  " << r.config.describe() << "\n";
-    std::snprintf(line, sizeof line, "  without cache %.1f ms, with cache %.1f ms: %.1fx faster; same text: %s\n",
+    std::snprintf(line, sizeof line,
+                  "  without cache %.1f ms, with cache %.1f ms: %.1fx faster; same text: %s\n",
                   r.without_cache_ms, r.with_cache_ms, r.ratio,
                   r.text_without_cache == r.text_with_cache ? "yes" : "NO (a bug)");
     c.out << line;

@@ -11,6 +11,8 @@
 
 #include <cmath>
 #include <limits>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "exercise/sample_with_temperature.hpp"
@@ -23,6 +25,13 @@ using tang::TokenId;
 using tang::mine::sample_with_temperature;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
+
+// A number as a person writes it (gtest's messages would print 0.15f as 0.15000000596046448).
+std::string num(double x) {
+  std::ostringstream out;
+  out << x;
+  return out.str();
+}
 
 // Logits whose softmax at T = 1 is exactly `probabilities` (up to rounding).
 std::vector<float> logits_of(const std::vector<float>& probabilities) {
@@ -37,7 +46,7 @@ TEST(Exercise02, TemperatureZeroIsGreedy) {
     EXPECT_EQ(sample_with_temperature(logits, 0.0f, coin), 1)
         << "T = 0 must return the id of the largest logit (id 1, logit 2.0) whatever the coin "
            "(coin "
-        << coin << ")";
+        << num(coin) << ")";
   }
   const std::vector<float> tie = {1.0f, 3.0f, 3.0f};
   EXPECT_EQ(sample_with_temperature(tie, 0.0f, 0.7f), 1)
@@ -53,7 +62,8 @@ TEST(Exercise02, TheCoinWalksTheRunningTotal) {
   } cases[] = {{0.0f, 0}, {0.05f, 0}, {0.15f, 1}, {0.29f, 1}, {0.31f, 2}, {0.9f, 2}, {0.999f, 2}};
   for (const auto& c : cases) {
     EXPECT_EQ(sample_with_temperature(logits, 1.0f, c.coin), c.expected)
-        << "p = (0.1, 0.2, 0.7), T = 1, coin " << c.coin << ": the running totals are 0.1, 0.3, "
+        << "p = (0.1, 0.2, 0.7), T = 1, coin " << num(c.coin)
+        << ": the running totals are 0.1, 0.3, "
         << "1.0, and the answer is the first id whose total is greater than the coin";
   }
 }
@@ -114,7 +124,7 @@ TEST(Exercise02, FrequenciesFollowTheProbabilities) {
   for (int i = 0; i < 1000; ++i) {
     const float coin = (static_cast<float>(i) + 0.5f) / 1000.0f;
     const TokenId id = sample_with_temperature(logits, 1.0f, coin);
-    ASSERT_TRUE(id >= 0 && id < 4) << "coin " << coin << " gave id " << id << ", outside 0..3";
+    ASSERT_TRUE(id >= 0 && id < 4) << "coin " << num(coin) << " gave id " << id << ", outside 0..3";
     ++counts[static_cast<std::size_t>(id)];
   }
   const int expected[] = {100, 200, 300, 400};
@@ -140,7 +150,7 @@ TEST(Exercise02, SameAnswerAsTheLessonsSampler) {
     const TokenId yours = sample_with_temperature(logits, temperature, coin_rng.uniform());
     if (yours != reference) {
       ++disagreements;
-      ADD_FAILURE() << "random logits #" << seed << " at T = " << temperature
+      ADD_FAILURE() << "random logits #" << seed << " at T = " << num(temperature)
                     << ": the lesson's sampler picks id " << reference << ", yours picks " << yours;
     }
   }

@@ -23,6 +23,13 @@ namespace {
 
 using tang::mine::top_p_filter;
 
+// A number as a person writes it (gtest's messages would print 0.15f as 0.15000000596046448).
+std::string num(double x) {
+  std::ostringstream out;
+  out << x;
+  return out.str();
+}
+
 std::string show(const std::vector<float>& v) {
   std::ostringstream out;
   out << "(";
@@ -39,8 +46,10 @@ void expect_filtered(const std::vector<float>& input, float p, const std::vector
   for (std::size_t i = 0; same && i < expected.size(); ++i) {
     same = std::abs(probabilities[i] - expected[i]) <= 1e-6f;
   }
-  EXPECT_TRUE(same) << "top_p_filter" << show(input) << " with p = " << p << " should give "
-                    << show(expected) << ", yours gave " << show(probabilities) << ": " << why;
+  if (!same) {
+    ADD_FAILURE() << "top_p_filter" << show(input) << " with p = " << num(p) << " should give "
+                  << show(expected) << ", yours gave " << show(probabilities) << ": " << why;
+  }
 }
 
 TEST(Exercise03, KeepsTheMostLikelyUntilTheTotalReachesP) {
@@ -102,11 +111,11 @@ TEST(Exercise03, SameResultAsTheLessonsFilter) {
       if (std::abs(yours[i] - reference[i]) > std::abs(yours[worst] - reference[worst])) worst = i;
     }
     ASSERT_EQ(kept_yours, kept_reference)
-        << "random distribution #" << trial << " (300 characters), p = " << p
+        << "random distribution #" << trial << " (300 characters), p = " << num(p)
         << ": the nucleus has " << kept_reference << " characters, yours kept " << kept_yours;
     ASSERT_NEAR(yours[worst], reference[worst], 1e-6f)
-        << "random distribution #" << trial << ", p = " << p << ": character " << worst
-        << " should have probability " << reference[worst] << " after renormalising";
+        << "random distribution #" << trial << ", p = " << num(p) << ": character " << worst
+        << " should have probability " << num(reference[worst]) << " after renormalising";
     ASSERT_NEAR(yours_total, 1.0f, 1e-5f)
         << "random distribution #" << trial << ": the kept probabilities must sum to 1 again";
   }

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -26,13 +27,22 @@ namespace {
 using tang::TokenId;
 using tang::mine::qiyan_jueju_mask;
 
+// A number as a person writes it (gtest's messages would print 0.15f as 0.15000000596046448).
+std::string num(double x) {
+  std::ostringstream out;
+  out << x;
+  return out.str();
+}
+
 const tang::GPT& tiny_model() {
   static const tang::GPT model =
       tang::load_checkpoint(std::string(TANG_TESTS_DIR) + "/golden/tiny_model.safetensors");
   return model;
 }
 
-std::string shown(const std::string& character) { return character == "\n" ? "\\n" : character; }
+std::string shown(const std::string& character) {
+  return character == "\n" ? "\\n" : character;
+}
 
 // The characters a mask allows, e.g. "{，}" or "{春 风 ...}".
 std::string allowed_set(const tang::Tokenizer& tokenizer, const tang::LogitMask& mask) {
@@ -59,9 +69,10 @@ TEST(Exercise05, LineEndsAllowOnlyTheirPunctuation) {
               {33, "\n", "after the fourth line the poem ends"}};
   for (const auto& e : ends) {
     const tang::LogitMask mask = qiyan_jueju_mask(tokenizer, e.position);
-    EXPECT_TRUE(mask.allowed_count() == 1 && mask.allows(*tokenizer.find(e.only)))
-        << "position " << e.position << " (" << e.why << ") must allow only {" << shown(e.only)
-        << "}; your mask allows " << allowed_set(tokenizer, mask);
+    if (mask.allowed_count() != 1 || !mask.allows(*tokenizer.find(e.only))) {
+      ADD_FAILURE() << "position " << e.position << " (" << e.why << ") must allow only {"
+                    << shown(e.only) << "}; your mask allows " << allowed_set(tokenizer, mask);
+    }
   }
 }
 
@@ -71,10 +82,13 @@ TEST(Exercise05, InsideALineNoPunctuationAndNoNewline) {
     if (position % 8 == 0) continue;
     const tang::LogitMask mask = qiyan_jueju_mask(tokenizer, position);
     bool right = mask.allowed_count() == tokenizer.size() - 3;
-    for (const char* banned : {"，", "。", "\n"}) right = right && !mask.allows(*tokenizer.find(banned));
-    EXPECT_TRUE(right) << "position " << position << " is inside a line: every character except "
-                       << "{， 。 \\n} must be allowed; your mask allows "
-                       << allowed_set(tokenizer, mask);
+    for (const char* banned : {"，", "。", "\n"})
+      right = right && !mask.allows(*tokenizer.find(banned));
+    if (!right) {
+      ADD_FAILURE() << "position " << position << " is inside a line: every character except "
+                    << "{， 。 \\n} must be allowed; your mask allows "
+                    << allowed_set(tokenizer, mask);
+    }
   }
 }
 
@@ -107,11 +121,13 @@ TEST(Exercise05, EveryPoemIsAQiyanJueju) {
     for (std::uint64_t seed = 0; seed < 60; ++seed) {
       tang::Rng rng(seed);
       // 40 characters of room: a poem that does not stop after 33 is caught too
-      const std::vector<TokenId> poem = tang::write_under_masks(decoder, tokenizer, yours, s, rng, 40);
+      const std::vector<TokenId> poem =
+          tang::write_under_masks(decoder, tokenizer, yours, s, rng, 40);
       const std::string problem = tang::qiyan_jueju_problem(tokenizer, poem);
-      ASSERT_EQ(problem, "") << "seed " << seed << ", T = " << s.temperature << ", top-k = "
-                             << s.top_k << ", top-p = " << s.top_p << ": the model wrote \""
-                             << tokenizer.decode(poem) << "\" under your mask";
+      ASSERT_EQ(problem, "") << "seed " << seed << ", T = " << num(s.temperature)
+                             << ", top-k = " << s.top_k << ", top-p = " << num(s.top_p)
+                             << ": the model wrote \"" << tokenizer.decode(poem)
+                             << "\" under your mask";
       ++checked;
     }
   }

@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "exercise/attention_with_cache.hpp"
@@ -28,6 +30,13 @@ using tang::mine::embed_with_offset;
 
 constexpr std::size_t N = 24, C = 16, NH = 4;  // positions, width, heads (head size 4)
 constexpr float kTolerance = 1e-5f;
+
+// A number as a person writes it (gtest's messages would print 0.15f as 0.15000000596046448).
+std::string num(double x) {
+  std::ostringstream out;
+  out << x;
+  return out.str();
+}
 
 struct Sequence {
   std::vector<float> qkv;   // (N, 3C)
@@ -62,8 +71,8 @@ void expect_cached_equals_full(const std::vector<std::size_t>& steps, const std:
         worst = std::isnan(d) ? std::numeric_limits<float>::infinity() : std::max(worst, d);
       }
       ASSERT_LE(worst, kTolerance)
-          << how << ": position " << t << " (fed in the step with start = " << start << ", T = " << T
-          << ") differs from attention over the whole sequence by " << worst
+          << how << ": position " << t << " (fed in the step with start = " << start
+          << ", T = " << T << ") differs from attention over the whole sequence by " << num(worst)
           << ". Position start+t may attend to positions 0 .. start+t (the causal mask shifted "
              "by start), using the keys/values already in the cache plus the new ones";
     }
@@ -120,11 +129,12 @@ TEST(Exercise06a, NothingPastTheNewPositionsIsWritten) {
                        6, 2, C, NH);
   for (std::size_t j = 8; j < N; ++j) {
     for (std::size_t i = 0; i < C; ++i) {
-      ASSERT_EQ(k_cache[j * C + i], sentinel) << "after positions 0 .. 7, row " << j
-                                              << " of k_cache must not have been touched";
-      ASSERT_EQ(v_cache[j * C + i], sentinel) << "after positions 0 .. 7, row " << j
-                                              << " of v_cache must not have been touched";
-      ASSERT_EQ(out[j * C + i], sentinel) << "out has T rows: row " << j << " is not yours to write";
+      ASSERT_EQ(k_cache[j * C + i], sentinel)
+          << "after positions 0 .. 7, row " << j << " of k_cache must not have been touched";
+      ASSERT_EQ(v_cache[j * C + i], sentinel)
+          << "after positions 0 .. 7, row " << j << " of v_cache must not have been touched";
+      ASSERT_EQ(out[j * C + i], sentinel)
+          << "out has T rows: row " << j << " is not yours to write";
     }
   }
 }

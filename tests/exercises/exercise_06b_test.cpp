@@ -41,7 +41,8 @@ TEST(Exercise06b, SameTextWithAndWithoutTheCache) {
 
 TEST(Exercise06b, TimesAndRatioAreFilledIn) {
   const tang::mine::CacheRatio r = time_block512(30, 3);
-  EXPECT_GT(r.without_cache_ms, 0.0) << "without_cache_ms: the time to write without the cache, in ms";
+  EXPECT_GT(r.without_cache_ms, 0.0)
+      << "without_cache_ms: the time to write without the cache, in ms";
   EXPECT_GT(r.with_cache_ms, 0.0) << "with_cache_ms: the time to write with the cache, in ms";
   EXPECT_NEAR(r.ratio, r.without_cache_ms / r.with_cache_ms, 1e-9 * r.ratio + 1e-12)
       << "ratio must be without_cache_ms / with_cache_ms";

@@ -29,7 +29,8 @@ namespace tang::mine {
 
 void top_p_filter(std::span<float> probabilities, float p) {
   (void)probabilities, (void)p;
-  throw NotImplemented("your exercise is not done yet: complete lessons/03_topk_topp/exercise/top_p.cpp");
+  throw NotImplemented(
+      "your exercise is not done yet: complete lessons/03_topk_topp/exercise/top_p.cpp");
 }
 
 }  // namespace tang::mine

@@ -2,9 +2,10 @@
 // comment specifies the behaviour). The lesson's top_p_filter implements the
 // same boundary rule; the exercise's version simply owns its scratch space.
 
+#include "exercise/top_p.hpp"
+
 #include <vector>
 
-#include "exercise/top_p.hpp"
 #include "top_k_top_p.hpp"
 
 namespace tang::mine {

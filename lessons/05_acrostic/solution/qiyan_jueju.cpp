@@ -1,23 +1,25 @@
 // SOLUTION to exercise 05 (the learner's file is exercise/qiyan_jueju.cpp,
 // whose comment specifies the behaviour).
 
+#include "exercise/qiyan_jueju.hpp"
+
 #include <stdexcept>
 #include <string>
 
 #include "errors.hpp"
-#include "exercise/qiyan_jueju.hpp"
 
 namespace tang::mine {
 
 namespace {
 
-constexpr std::size_t kLine = 8;                 // 7 characters + the punctuation
-constexpr std::size_t kPoem = 4 * kLine + 1;     // 4 lines + the newline: 33
+constexpr std::size_t kLine = 8;              // 7 characters + the punctuation
+constexpr std::size_t kPoem = 4 * kLine + 1;  // 4 lines + the newline: 33
 
 TokenId id_of(const Tokenizer& tokenizer, const std::string& character) {
   const auto id = tokenizer.find(character);
   if (!id) {
-    throw UserError("the vocabulary has no '" + (character == "\n" ? std::string("\\n") : character) +
+    throw UserError("the vocabulary has no '" +
+                    (character == "\n" ? std::string("\\n") : character) +
                     "': a 七言绝句 cannot be written with this model");
   }
   return *id;

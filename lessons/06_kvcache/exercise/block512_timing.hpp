@@ -19,12 +19,12 @@
 namespace tang::mine {
 
 struct CacheRatio {
-  GPTConfig config;                 // the model that was timed
-  double without_cache_ms = 0.0;    // writing n characters, recomputing every step
-  double with_cache_ms = 0.0;       // the same n characters with the KV cache
-  double ratio = 0.0;               // without_cache_ms / with_cache_ms
-  std::string text_without_cache;   // the n characters written (UTF-8, newlines included)
-  std::string text_with_cache;      // must equal text_without_cache
+  GPTConfig config;                // the model that was timed
+  double without_cache_ms = 0.0;   // writing n characters, recomputing every step
+  double with_cache_ms = 0.0;      // the same n characters with the KV cache
+  double ratio = 0.0;              // without_cache_ms / with_cache_ms
+  std::string text_without_cache;  // the n characters written (UTF-8, newlines included)
+  std::string text_with_cache;     // must equal text_without_cache
 };
 
 // Writes n_chars characters with a randomly initialised block-512 model, both

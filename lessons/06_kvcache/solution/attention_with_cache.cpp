@@ -8,15 +8,17 @@
 // where total = start + T. (common/gpt.cpp's cached_attention computes the
 // same thing one query at a time.)
 
+#include "exercise/attention_with_cache.hpp"
+
 #include <cblas.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <span>
 #include <vector>
 
-#include "exercise/attention_with_cache.hpp"
 #include "next_char.hpp"
 
 namespace tang::mine {
@@ -37,19 +39,20 @@ void attention_with_cache(float* out, const float* qkv, float* k_cache, float* v
             qkv_stride = static_cast<int>(3 * C), c = static_cast<int>(C);
   std::vector<float> scores(T * total);  // (T, total) one head's weights
   for (std::size_t h = 0; h < NH; ++h) {
-    const float* q = qkv + h * HS;             // (T, HS), row stride 3C
-    const float* keys = k_cache + h * HS;      // (total, HS), row stride C
-    const float* values = v_cache + h * HS;    // (total, HS), row stride C
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, t_rows, cols, hs, scale, q, qkv_stride, keys,
-                c, 0.0f, scores.data(), cols);
+    const float* q = qkv + h * HS;           // (T, HS), row stride 3C
+    const float* keys = k_cache + h * HS;    // (total, HS), row stride C
+    const float* values = v_cache + h * HS;  // (total, HS), row stride C
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, t_rows, cols, hs, scale, q, qkv_stride,
+                keys, c, 0.0f, scores.data(), cols);
     for (std::size_t i = 0; i < T; ++i) {
       // new row i is position start+i: it may see columns 0 .. start+i (tril, diagonal = start)
       const std::span<float> row(scores.data() + i * total, total);
-      for (std::size_t j = start + i + 1; j < total; ++j) row[j] = -std::numeric_limits<float>::infinity();
+      std::fill(row.begin() + static_cast<std::ptrdiff_t>(start + i + 1), row.end(),
+                -std::numeric_limits<float>::infinity());
       softmax_in_place(row);  // exp(-inf) = 0: masked positions get weight 0
     }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, t_rows, hs, cols, 1.0f, scores.data(), cols,
-                values, c, 0.0f, out + h * HS, c);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, t_rows, hs, cols, 1.0f, scores.data(),
+                cols, values, c, 0.0f, out + h * HS, c);
   }
 }
 

@@ -1,6 +1,8 @@
 // SOLUTION to exercise 06b (the learner's file is exercise/block512_timing.cpp,
 // whose comment specifies the behaviour).
 
+#include "exercise/block512_timing.hpp"
+
 #include <cblas.h>
 #include <omp.h>
 
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "cache_timing.hpp"
-#include "exercise/block512_timing.hpp"
 #include "parameters.hpp"
 #include "rng.hpp"
 
