@@ -93,7 +93,10 @@ TempDir& temp_dir() {
 Outcome run(const std::string& exe, const std::vector<std::string>& args) {
   const fs::path err_path = temp_dir().path() / "stderr.txt";
   std::string command = shell_quote(exe);
-  for (const std::string& a : args) command += " " + shell_quote(a);
+  for (const std::string& a : args) {
+    command += ' ';
+    command += shell_quote(a);
+  }
   command += " 2>";
   command += shell_quote(err_path.string());
   command += " </dev/null";

@@ -52,11 +52,12 @@ fs::path small_corpus(const fs::path& dir) {
   return path;
 }
 
-std::string trainer_command(const fs::path& dir, const fs::path& corpus, const std::string& extra) {
+std::string trainer_command(const fs::path& dir, const fs::path& corpus, const std::string& extra,
+                            const std::string& dims = "16") {
   return std::string(LESSON_00_TRAIN) + " --data " + corpus.string() + " --out " +
          (dir / "model.safetensors").string() + " --state " + (dir / "state.safetensors").string() +
          " --log " + (dir / "log.csv").string() +
-         " --layers 1 --heads 2 --dims 16 --block-size 16 --batch 4 --steps 12 --warmup 2"
+         " --layers 1 --heads 2 --dims " + dims + " --block-size 16 --batch 4 --steps 12 --warmup 2"
          " --eval-every 6 --save-every 3 --threads 1 " +
          extra;
 }
@@ -133,7 +134,7 @@ TEST(Trainer, RefusesToResumeADifferentConfig) {
   const fs::path dir = fresh_dir("config");
   const fs::path corpus = small_corpus(dir);
   ASSERT_EQ(run(trainer_command(dir, corpus, "--stop-at 3")).status, 0);
-  const auto other = run(trainer_command(dir, corpus, "--resume --dims 32"));
+  const auto other = run(trainer_command(dir, corpus, "--resume", "32"));
   EXPECT_NE(other.status, 0);
   EXPECT_NE(other.output.find("cannot resume"), std::string::npos) << other.output;
 }

@@ -3,6 +3,7 @@
 #include <cblas.h>
 #include <omp.h>
 
+#include <cmath>
 #include <iostream>
 
 #include "checkpoint.hpp"
@@ -26,7 +27,13 @@ int run_lesson(int argc, char** argv, const std::string& name, const std::string
   CLI::App app{description, name};
   app.add_option("--checkpoint", o.checkpoint, "model file (safetensors)")->capture_default_str();
   app.add_option("--corpus", o.corpus, "poems for the count check of section 1")->capture_default_str();
-  app.add_option("--seed", o.seed, "random seed; the same seed writes the same text")->capture_default_str();
+  app.add_option("--seed", o.seed, "random seed in [0, 2^64-1]; the same seed writes the same text")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {  // strtoull would wrap "-1" around
+            return text.empty() || text[0] == '-' ? "must be a whole number in [0, 2^64-1]" : "";
+          },
+          "SEED"));
   auto* t = app.add_option("--temperature", temperature,
                            "sampling temperature in [0, 10]; 0 means greedy (always the most "
                            "likely character). Default: each section's own")
@@ -44,6 +51,9 @@ int run_lesson(int argc, char** argv, const std::string& name, const std::string
       ->check(CLI::Range(std::size_t{1}, std::size_t{10000}));
   app.add_flag("--mine", o.mine, "also run YOUR exercise code next to the reference");
   return run_program(argc, argv, app, [&] {
+    // CLI11's range checks let "nan" through (every comparison with NaN is false).
+    if (!std::isfinite(temperature)) throw UserError("--temperature must be a number in [0, 10]");
+    if (!std::isfinite(o.top_p)) throw UserError("--top-p must be a number in (0, 1]");
     if (t->count() > 0) o.temperature = temperature;
     for (const std::string& p : o.prompts) {
       if (p.empty()) throw UserError("--prompt is empty: give at least one character, e.g. --prompt 春风");

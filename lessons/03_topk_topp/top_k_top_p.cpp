@@ -66,12 +66,23 @@ void top_p_filter(std::span<float> probabilities, float p, std::vector<TokenId>&
 void top_p_filter_with_cutoff(std::span<float> probabilities, float p, std::vector<TokenId>& order) {
   if (p >= 1.0f) return;
   const std::size_t n = probabilities.size();
-  // If a character below the cut-off were needed, all n-1 others would be below it
-  // too and could not add up to p: so only candidates >= cutoff can be kept.
+  // If at least one character is at or above the cut-off, the (at most n-1)
+  // characters below it hold less than (n-1) * cutoff = 1 - p together, so the
+  // ones above already reach p and the nucleus never needs the small ones.
   const float cutoff = n > 1 ? (1.0f - p) / static_cast<float>(n - 1) : 0.0f;
   order.clear();
+  double candidates = 0.0;
   for (std::size_t i = 0; i < n; ++i) {
-    if (probabilities[i] >= cutoff) order.push_back(static_cast<TokenId>(i));
+    if (probabilities[i] >= cutoff) {
+      order.push_back(static_cast<TokenId>(i));
+      candidates += probabilities[i];
+    }
+  }
+  // The bound can be too tight (e.g. a flat distribution leaves no candidate):
+  // when the candidates cannot reach p, sort everything instead.
+  if (candidates < p) {
+    top_p_filter(probabilities, p, order);
+    return;
   }
   keep_nucleus(probabilities, p, order);
 }

@@ -30,7 +30,8 @@ void top_k_filter(std::span<float> logits, std::size_t k, std::vector<float>& so
 void top_p_filter(std::span<float> probabilities, float p, std::vector<TokenId>& order);
 
 // The same result, faster: characters with probability < (1 - p) / (n - 1)
-// can never be in the nucleus (llama2.c's trick), so only the rest are sorted.
+// are not needed for the nucleus (llama2.c's trick), so only the rest are
+// sorted; when that cut-off leaves too little, it falls back to top_p_filter.
 void top_p_filter_with_cutoff(std::span<float> probabilities, float p, std::vector<TokenId>& order);
 
 struct SamplingSettings {
