@@ -369,6 +369,7 @@ const std::vector<BadFlags>& bad_flags() {
       {"LengthZero", {"--length", "0"}, {"--length"}, false},
       {"SeedNegative", {"--seed", "-1"}, {"--seed", "-1"}, false},
       {"SeedNotANumber", {"--seed", "x"}, {"--seed"}, false},
+      {"SeedTooLarge", {"--seed", "18446744073709551616"}, {"--seed"}, false},  // 2^64
       {"PromptEmpty", {"--prompt", ""}, {"--prompt", "empty"}, false},
       {"HeadsEmpty", {"--heads", ""}, {"--heads", "empty"}, false},
       {"UnknownFlag", {"--foo"}, {"--foo"}, false},

@@ -493,7 +493,7 @@ TEST(LogitMask, EmptyAllowedSetIsAClearError) {
   EXPECT_THROW(all_banned.apply(two), tang::UserError);
 }
 
-class TinyModel : public ::testing::Test {
+class TinyLessonModel : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { model_ = new tang::GPT(tang::load_checkpoint(kTinyModel)); }
   static void TearDownTestSuite() { delete model_, model_ = nullptr; }
@@ -502,15 +502,15 @@ class TinyModel : public ::testing::Test {
   TokenId id(const std::string& c) const { return *tokenizer().find(c); }
   static tang::GPT* model_;
 };
-tang::GPT* TinyModel::model_ = nullptr;
+tang::GPT* TinyLessonModel::model_ = nullptr;
 
-TEST_F(TinyModel, IsTheExpectedTinyModel) {
+TEST_F(TinyLessonModel, IsTheExpectedTinyModel) {
   ASSERT_EQ(model().config().vocab_size, 11u);
   ASSERT_EQ(model().config().block_size, 16u);
   ASSERT_EQ(tokenizer().character(0), "\n");
 }
 
-TEST_F(TinyModel, InsideLineMaskBansPunctuationAndNewline) {
+TEST_F(TinyLessonModel, InsideLineMaskBansPunctuationAndNewline) {
   const tang::LogitMask mask = tang::inside_line_mask(tokenizer());
   EXPECT_EQ(mask.allowed_count(), tokenizer().size() - 3);
   EXPECT_FALSE(mask.allows(id("\n")));
@@ -519,7 +519,7 @@ TEST_F(TinyModel, InsideLineMaskBansPunctuationAndNewline) {
   for (const char* c : {"春", "风", "花", "月", "夜", "山", "水", "人"}) EXPECT_TRUE(mask.allows(id(c))) << c;
 }
 
-TEST_F(TinyModel, BanByCharacterIgnoresUnknownCharacters) {
+TEST_F(TinyLessonModel, BanByCharacterIgnoresUnknownCharacters) {
   tang::LogitMask mask(tokenizer().size());
   mask.ban(tokenizer(), {"春", "x", "龙"});
   EXPECT_EQ(mask.allowed_count(), tokenizer().size() - 1);
@@ -548,7 +548,7 @@ std::string acrostic_problem(const std::string& poem, const std::vector<std::str
   return "";
 }
 
-TEST_F(TinyModel, AcrosticKeepsItsFormFor200Seeds) {
+TEST_F(TinyLessonModel, AcrosticKeepsItsFormFor200Seeds) {
   const std::string heads = "春风花月";
   const std::vector<std::string> head_chars = tang::utf8_split(heads);
   // Plain sampling, a high temperature with top-k, one with top-p, and greedy, in turn.
@@ -567,7 +567,7 @@ TEST_F(TinyModel, AcrosticKeepsItsFormFor200Seeds) {
   }
 }
 
-TEST_F(TinyModel, AcrosticIsTheSameWithAndWithoutCache) {
+TEST_F(TinyLessonModel, AcrosticIsTheSameWithAndWithoutCache) {
   tang::Decoder with(model(), true), without(model(), false);
   for (std::uint64_t seed = 1; seed <= 50; ++seed) {
     tang::Rng a(seed), b(seed);
@@ -577,13 +577,13 @@ TEST_F(TinyModel, AcrosticIsTheSameWithAndWithoutCache) {
   }
 }
 
-TEST_F(TinyModel, AcrosticOfOneCharacterLines) {
+TEST_F(TinyLessonModel, AcrosticOfOneCharacterLines) {
   tang::Decoder decoder(model(), false);
   tang::Rng rng(1);
   EXPECT_EQ(tang::write_acrostic(decoder, tokenizer(), "春风花", 1, {1.0f, 0, 1.0f}, rng), "春，风。花，");
 }
 
-TEST_F(TinyModel, AcrosticRejectsBadHeads) {
+TEST_F(TinyLessonModel, AcrosticRejectsBadHeads) {
   tang::Decoder decoder(model(), false);
   tang::Rng rng(1);
   const tang::SamplingSettings s{1.0f, 0, 1.0f};
@@ -622,7 +622,7 @@ std::vector<float> cropped_from_scratch(const tang::GPT& model, const std::vecto
   return copy_of(tang::forward(model, window, 0, cache, state, tang::LogitsFor::kLastPosition));
 }
 
-TEST_F(TinyModel, DecoderGivesTheSameLogitsWithAndWithoutCacheAlsoPastTheContext) {
+TEST_F(TinyLessonModel, DecoderGivesTheSameLogitsWithAndWithoutCacheAlsoPastTheContext) {
   const std::size_t block = model().config().block_size;
   for (std::uint64_t seed : {1u, 2u, 3u}) {
     tang::Decoder with(model(), true), without(model(), false);
@@ -651,7 +651,7 @@ TEST_F(TinyModel, DecoderGivesTheSameLogitsWithAndWithoutCacheAlsoPastTheContext
   }
 }
 
-TEST_F(TinyModel, GenerationIsTheSameWithAndWithoutCachePastTheContext) {
+TEST_F(TinyLessonModel, GenerationIsTheSameWithAndWithoutCachePastTheContext) {
   for (std::uint64_t seed = 1; seed <= 30; ++seed) {
     std::vector<std::vector<TokenId>> written;
     for (bool cache : {false, true}) {
@@ -665,7 +665,7 @@ TEST_F(TinyModel, GenerationIsTheSameWithAndWithoutCachePastTheContext) {
   }
 }
 
-TEST_F(TinyModel, CachedDecoderNoticesAChangedContext) {
+TEST_F(TinyLessonModel, CachedDecoderNoticesAChangedContext) {
   tang::Decoder with(model(), true), without(model(), false);
   const std::vector<std::vector<TokenId>> contexts = {
       {0, 1, 2, 3}, {0, 1, 2, 3, 4}, {0, 1, 5},  // not an extension: must start over
@@ -680,7 +680,7 @@ TEST_F(TinyModel, CachedDecoderNoticesAChangedContext) {
   EXPECT_THROW(with.next_logits(std::vector<TokenId>{}), std::invalid_argument);
 }
 
-TEST_F(TinyModel, EncodePromptKeepsTheLastBlockAndSaysSo) {
+TEST_F(TinyLessonModel, EncodePromptKeepsTheLastBlockAndSaysSo) {
   const std::size_t block = model().config().block_size;
   std::string long_prompt;
   for (int i = 0; i < 5; ++i) long_prompt += "春风花月夜，山水人。";  // 50 characters
@@ -700,7 +700,7 @@ TEST_F(TinyModel, EncodePromptKeepsTheLastBlockAndSaysSo) {
   EXPECT_EQ(quiet.str(), "") << "a prompt that fits needs no note";
 }
 
-TEST_F(TinyModel, EncodePromptRejectsEmptyAndUnknown) {
+TEST_F(TinyLessonModel, EncodePromptRejectsEmptyAndUnknown) {
   std::ostringstream out;
   EXPECT_THROW(tang::encode_prompt(model(), "", out), tang::UserError);
   try {

@@ -3,6 +3,7 @@
 #include <cblas.h>
 #include <omp.h>
 
+#include <charconv>
 #include <cmath>
 #include <iostream>
 
@@ -26,14 +27,12 @@ int run_lesson(int argc, char** argv, const std::string& name, const std::string
   float temperature = 1.0f;
   CLI::App app{description, name};
   app.add_option("--checkpoint", o.checkpoint, "model file (safetensors)")->capture_default_str();
-  app.add_option("--corpus", o.corpus, "poems for the count check of section 1")->capture_default_str();
-  app.add_option("--seed", o.seed, "random seed in [0, 2^64-1]; the same seed writes the same text")
-      ->capture_default_str()
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {  // strtoull would wrap "-1" around
-            return text.empty() || text[0] == '-' ? "must be a whole number in [0, 2^64-1]" : "";
-          },
-          "SEED"));
+  app.add_option("--corpus", o.corpus, "poems for the count check of section 1")
+      ->capture_default_str();
+  std::string seed_text = std::to_string(o.seed);
+  app.add_option("--seed", seed_text,
+                 "random seed in [0, 2^64-1]; the same seed writes the same text")
+      ->capture_default_str();
   auto* t = app.add_option("--temperature", temperature,
                            "sampling temperature in [0, 10]; 0 means greedy (always the most "
                            "likely character). Default: each section's own")
@@ -45,7 +44,8 @@ int run_lesson(int argc, char** argv, const std::string& name, const std::string
       ->capture_default_str()
       ->check(CLI::Range(1e-6f, 1.0f));
   app.add_option("--prompt", o.prompts, "prompt(s) for sections 1 and 4 (repeatable)");
-  app.add_option("--heads", o.heads, "acrostic head characters for section 5 (repeatable), e.g. 春眠不觉");
+  app.add_option("--heads", o.heads,
+                 "acrostic head characters for section 5 (repeatable), e.g. 春眠不觉");
   app.add_option("--length", o.length, "longest poem, in characters, in [1, 10000]")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{10000}));
@@ -55,11 +55,19 @@ int run_lesson(int argc, char** argv, const std::string& name, const std::string
     if (!std::isfinite(temperature)) throw UserError("--temperature must be a number in [0, 10]");
     if (!std::isfinite(o.top_p)) throw UserError("--top-p must be a number in (0, 1]");
     if (t->count() > 0) o.temperature = temperature;
+    // Decimal digits only: strtoull would wrap "-1", clamp 2^64 and read "010" as octal.
+    const auto [end, error] =
+        std::from_chars(seed_text.data(), seed_text.data() + seed_text.size(), o.seed);
+    if (seed_text.empty() || error != std::errc() || end != seed_text.data() + seed_text.size()) {
+      throw UserError("--seed " + seed_text + ": must be a whole number in [0, 2^64-1]");
+    }
     for (const std::string& p : o.prompts) {
-      if (p.empty()) throw UserError("--prompt is empty: give at least one character, e.g. --prompt 春风");
+      if (p.empty())
+        throw UserError("--prompt is empty: give at least one character, e.g. --prompt 春风");
     }
     for (const std::string& h : o.heads) {
-      if (h.empty()) throw UserError("--heads is empty: give the head characters, e.g. --heads 春眠不觉");
+      if (h.empty())
+        throw UserError("--heads is empty: give the head characters, e.g. --heads 春眠不觉");
     }
     const GPT model = load_checkpoint(o.checkpoint);
     std::cout << name << ": " << model.config().describe() << ", seed " << o.seed << "\n";

@@ -12,8 +12,8 @@ namespace tang {
 void top_k_filter(std::span<float> logits, std::size_t k, std::vector<float>& sorted) {
   if (k == 0 || k >= logits.size()) return;
   sorted.assign(logits.begin(), logits.end());
-  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(k - 1), sorted.end(),
-                   std::greater<float>());
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(k - 1),
+                   sorted.end(), std::greater<float>());
   const float kth = sorted[k - 1];
   for (float& z : logits) {
     if (z < kth) z = -std::numeric_limits<float>::infinity();
@@ -26,9 +26,8 @@ namespace {
 // everything outside it and renormalises what is left.
 void keep_nucleus(std::span<float> probabilities, float p, std::vector<TokenId>& order) {
   const auto prob = [&](TokenId id) { return probabilities[static_cast<std::size_t>(id)]; };
-  std::sort(order.begin(), order.end(), [&](TokenId a, TokenId b) {
-    return prob(a) != prob(b) ? prob(a) > prob(b) : a < b;
-  });
+  std::sort(order.begin(), order.end(),
+            [&](TokenId a, TokenId b) { return prob(a) != prob(b) ? prob(a) > prob(b) : a < b; });
   double total = 0.0;
   std::size_t keep = order.size();
   for (std::size_t i = 0; i < order.size(); ++i) {
@@ -63,7 +62,8 @@ void top_p_filter(std::span<float> probabilities, float p, std::vector<TokenId>&
   keep_nucleus(probabilities, p, order);
 }
 
-void top_p_filter_with_cutoff(std::span<float> probabilities, float p, std::vector<TokenId>& order) {
+void top_p_filter_with_cutoff(std::span<float> probabilities, float p,
+                              std::vector<TokenId>& order) {
   if (p >= 1.0f) return;
   const std::size_t n = probabilities.size();
   // If at least one character is at or above the cut-off, the (at most n-1)

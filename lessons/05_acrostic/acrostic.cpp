@@ -20,9 +20,11 @@ std::string write_acrostic(Decoder& decoder, const Tokenizer& tokenizer, const s
   const std::vector<std::string> head_characters = utf8_split(heads);
   for (std::size_t line = 0; line < head_characters.size(); ++line) {
     const auto head = tokenizer.find(head_characters[line]);
-    if (!head || head_characters[line] == "\n") {
+    const bool punctuation = head_characters[line] == "，" || head_characters[line] == "。";
+    if (!head || head_characters[line] == "\n" || punctuation) {
       throw UserError("the head character '" + head_characters[line] +
-                      "' is not in the model's vocabulary: choose characters from the Tang poems");
+                      "' cannot start a line (not in the vocabulary, or punctuation): choose "
+                      "Tang-poem characters");
     }
     context.push_back(*head);  // forced: the line starts with the head
     write(decoder, context, pick, rng, chars_per_line - 1, /*stop_at_newline=*/false);
