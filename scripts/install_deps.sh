@@ -9,8 +9,11 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libopencc-dev opencc
 )
-# Extra tools some optional steps use: pass --extras to install them too.
-extras=(python3-numpy gnuplot-nox clang libclang-rt-14-dev python3-torch)
+# Extra tools some optional steps use: --fuzz adds clang for the fuzzers (CI);
+# --extras adds those plus NumPy (golden tensors), gnuplot (charts) and PyTorch (the peer).
+fuzz=(clang libclang-rt-14-dev)
+extras=("${fuzz[@]}" python3-numpy gnuplot-nox python3-torch)
+if [[ "${1:-}" == "--fuzz" ]]; then packages+=("${fuzz[@]}"); fi
 if [[ "${1:-}" == "--extras" ]]; then packages+=("${extras[@]}"); fi
 
 missing=()
