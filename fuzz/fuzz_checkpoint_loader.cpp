@@ -18,22 +18,13 @@
 
 #include "checkpoint.hpp"
 #include "errors.hpp"
+#include "fuzz_checks.hpp"
 #include "safetensors.hpp"
 
 namespace {
 
-[[noreturn]] void finding(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "FINDING: %s: %s\n", what, detail.c_str());
-  std::abort();
-}
-
-void check_one_line(const tang::UserError& e) {
-  const std::string message = e.what();
-  if (message.empty()) finding("empty UserError", "");
-  if (message.find('\n') != std::string::npos || message.find('\r') != std::string::npos) {
-    finding("UserError of more than one line", message);
-  }
-}
+using tang::fuzz::check_one_line;
+using tang::fuzz::finding;
 
 // What parses must serialise and parse back to the same tensors (found by name:
 // zero-size tensors may share an offset and come back in another order).

@@ -15,23 +15,14 @@
 #include <vector>
 
 #include "errors.hpp"
+#include "fuzz_checks.hpp"
 #include "tokenizer.hpp"
 #include "utf8.hpp"
 
 namespace {
 
-[[noreturn]] void finding(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "FINDING: %s: %s\n", what, detail.c_str());
-  std::abort();
-}
-
-void check_one_line(const tang::UserError& e) {
-  const std::string message = e.what();
-  if (message.empty()) finding("empty UserError", "");
-  if (message.find('\n') != std::string::npos || message.find('\r') != std::string::npos) {
-    finding("UserError of more than one line", message);
-  }
-}
+using tang::fuzz::check_one_line;
+using tang::fuzz::finding;
 
 const tang::Tokenizer& small_tokenizer() {
   // 1-, 2-, 3- and 4-byte characters, and the newline.
