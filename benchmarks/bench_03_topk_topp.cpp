@@ -1,11 +1,13 @@
 // bench_03_topk_topp: what lesson 03 adds, cutting off the tail before the draw.
 //
 // On the V logits after a prompt, at T = 1.5 (the lesson's setting):
-//   lesson03/top_k/partial_select   top_k_filter, k = 20: nth_element finds the k-th value
+//   lesson03/top_k/heap             top_k_filter, k = 20: one pass with a 20-element heap
+//   lesson03/top_k/nth_element      the same result, the k-th value by partial selection
 //   lesson03/top_k/full_sort        the same result by sorting all V values first
 //   lesson03/top_p/full_sort        top_p_filter, p = 0.9: sorts the whole vocabulary
 //   lesson03/top_p/cutoff           top_p_filter_with_cutoff: drops every probability
-//                                   below (1 - p) / (V - 1) before sorting (llama2.c)
+//                                   below (1 - p) / (V - 1) (llama2.c), then finds the
+//                                   nucleus by quickselect instead of sorting
 //   lesson03/sample_next/top_k      the full sampling step: T -> top-k -> softmax -> coin
 //   lesson03/sample_next/top_p      T -> softmax -> top-p (cut-off) -> coin
 //   lesson03/write_chars/top_k|top_p  64 characters with the cache: characters/s
@@ -36,35 +38,32 @@ std::vector<float> hot_logits() {
   return logits;
 }
 
-// What partial selection saves: the k-th value from a full sort.
-void top_k_by_full_sort(std::vector<float>& logits, std::size_t k, std::vector<float>& sorted) {
+// Two slower ways to the same top-k result, for comparison with top_k_filter.
+enum class KthBy { kNthElement, kFullSort };
+
+template <KthBy kMethod>
+void top_k_by(std::span<float> logits, std::size_t k, std::vector<float>& sorted) {
   sorted.assign(logits.begin(), logits.end());
-  std::sort(sorted.begin(), sorted.end(), std::greater<float>());
-  const float kth = sorted[k - 1];
+  const auto kth_position = sorted.begin() + static_cast<std::ptrdiff_t>(k - 1);
+  if constexpr (kMethod == KthBy::kNthElement) {
+    std::nth_element(sorted.begin(), kth_position, sorted.end(), std::greater<float>());
+  } else {
+    std::sort(sorted.begin(), sorted.end(), std::greater<float>());
+  }
+  const float kth = *kth_position;
   for (float& z : logits) {
     if (z < kth) z = -std::numeric_limits<float>::infinity();
   }
 }
 
-void BM_top_k_partial(benchmark::State& state) {
+template <void (*TopK)(std::span<float>, std::size_t, std::vector<float>&)>
+void BM_top_k(benchmark::State& state) {
   const std::vector<float> logits = hot_logits();
   std::vector<float> work(logits.size()), scratch;
   bench::StepClock clock(state);
   for (auto _ : state) {
     std::copy(logits.begin(), logits.end(), work.begin());
-    top_k_filter(work, kTopK, scratch);
-    benchmark::DoNotOptimize(work.data());
-  }
-  clock.finish(state, 1, "calls_per_s");
-}
-
-void BM_top_k_full_sort(benchmark::State& state) {
-  const std::vector<float> logits = hot_logits();
-  std::vector<float> work(logits.size()), scratch;
-  bench::StepClock clock(state);
-  for (auto _ : state) {
-    std::copy(logits.begin(), logits.end(), work.begin());
-    top_k_by_full_sort(work, kTopK, scratch);
+    TopK(work, kTopK, scratch);
     benchmark::DoNotOptimize(work.data());
   }
   clock.finish(state, 1, "calls_per_s");
@@ -89,7 +88,8 @@ void BM_top_p(benchmark::State& state) {
 }
 
 SamplingSettings settings_for(bool use_top_p) {
-  return use_top_p ? SamplingSettings{kTemperature, 0, kTopP} : SamplingSettings{kTemperature, kTopK, 1.0f};
+  return use_top_p ? SamplingSettings{kTemperature, 0, kTopP}
+                   : SamplingSettings{kTemperature, kTopK, 1.0f};
 }
 
 void BM_sample_next(benchmark::State& state, bool use_top_p) {
@@ -117,26 +117,45 @@ void BM_write_chars(benchmark::State& state, bool use_top_p) {
     decoder.reset();
     context = bench::ids(model, "\n");
     Rng rng(42);
-    benchmark::DoNotOptimize(write(decoder, context, pick, rng, n, /*stop_at_newline=*/false).data());
+    benchmark::DoNotOptimize(
+        write(decoder, context, pick, rng, n, /*stop_at_newline=*/false).data());
   }
   clock.finish(state, static_cast<double>(n), "chars_per_s");
 }
 
 void register_lesson() {
   const auto us = benchmark::kMicrosecond;
-  benchmark::RegisterBenchmark("lesson03/top_k/partial_select", BM_top_k_partial)->UseRealTime()->Unit(us);
-  benchmark::RegisterBenchmark("lesson03/top_k/full_sort", BM_top_k_full_sort)->UseRealTime()->Unit(us);
-  benchmark::RegisterBenchmark("lesson03/top_p/full_sort", BM_top_p<top_p_filter>)->UseRealTime()->Unit(us);
+  benchmark::RegisterBenchmark("lesson03/top_k/heap", BM_top_k<top_k_filter>)
+      ->UseRealTime()
+      ->Unit(us);
+  benchmark::RegisterBenchmark("lesson03/top_k/nth_element", BM_top_k<top_k_by<KthBy::kNthElement>>)
+      ->UseRealTime()
+      ->Unit(us);
+  benchmark::RegisterBenchmark("lesson03/top_k/full_sort", BM_top_k<top_k_by<KthBy::kFullSort>>)
+      ->UseRealTime()
+      ->Unit(us);
+  benchmark::RegisterBenchmark("lesson03/top_p/full_sort", BM_top_p<top_p_filter>)
+      ->UseRealTime()
+      ->Unit(us);
   benchmark::RegisterBenchmark("lesson03/top_p/cutoff", BM_top_p<top_p_filter_with_cutoff>)
-      ->UseRealTime()->Unit(us);
-  benchmark::RegisterBenchmark("lesson03/sample_next/top_k", BM_sample_next, false)->UseRealTime()->Unit(us);
-  benchmark::RegisterBenchmark("lesson03/sample_next/top_p", BM_sample_next, true)->UseRealTime()->Unit(us);
+      ->UseRealTime()
+      ->Unit(us);
+  benchmark::RegisterBenchmark("lesson03/sample_next/top_k", BM_sample_next, false)
+      ->UseRealTime()
+      ->Unit(us);
+  benchmark::RegisterBenchmark("lesson03/sample_next/top_p", BM_sample_next, true)
+      ->UseRealTime()
+      ->Unit(us);
   benchmark::RegisterBenchmark("lesson03/write_chars/top_k", BM_write_chars, false)
-      ->UseRealTime()->Unit(benchmark::kMillisecond);
+      ->UseRealTime()
+      ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("lesson03/write_chars/top_p", BM_write_chars, true)
-      ->UseRealTime()->Unit(benchmark::kMillisecond);
+      ->UseRealTime()
+      ->Unit(benchmark::kMillisecond);
 }
 
 }  // namespace
 
-int main(int argc, char** argv) { return tang::bench::bench_main(argc, argv, 1, register_lesson); }
+int main(int argc, char** argv) {
+  return tang::bench::bench_main(argc, argv, 1, register_lesson);
+}

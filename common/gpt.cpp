@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "ops.hpp"
+#include "vector_math.hpp"
 
 namespace tang {
 
@@ -56,16 +57,15 @@ void cached_attention(float* out, const float* qkv, const float* k_cache, const 
     const std::size_t visible = start + t + 1;  // positions 0 .. start+t
     for (std::size_t h = 0; h < NH; ++h) {
       const float* q = qkv + t * 3 * C + h * HS;  // (HS)
-      float max = -INFINITY;
       for (std::size_t j = 0; j < visible; ++j) {
         const float* k = k_cache + j * C + h * HS;
         float dot = 0.0f;
+#pragma omp simd reduction(+ : dot)
         for (std::size_t i = 0; i < HS; ++i) dot += q[i] * k[i];
         scores[j] = dot * scale;
-        max = std::max(max, scores[j]);
       }
-      float sum = 0.0f;
-      for (std::size_t j = 0; j < visible; ++j) sum += (scores[j] = std::exp(scores[j] - max));
+      const float max = max_of(scores, visible);
+      const float sum = exp_minus_max_and_sum(scores, scores, visible, max);
       float* o = out + t * C + h * HS;  // (HS)
       std::fill(o, o + HS, 0.0f);
       for (std::size_t j = 0; j < visible; ++j) {

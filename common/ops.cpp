@@ -7,6 +7,8 @@
 #include <cstring>
 #include <vector>
 
+#include "vector_math.hpp"
+
 namespace tang::ops {
 
 namespace {
@@ -133,23 +135,47 @@ void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dou
   }
 }
 
-void gelu_forward(float* out, const float* inp, std::size_t n) {
+// GELU works element by element; big tensors (training) are split into
+// chunks over the threads, and each chunk is one `omp simd` loop, so that erf
+// and exp run 8 or 16 at a time (vector_math.hpp).
+namespace {
+
+constexpr std::size_t kGeluChunk = 4096;
+
+void gelu_forward_chunk(float* out, const float* inp, std::size_t n) {
   const float inv_sqrt2 = 0.70710678118654752f;
-#pragma omp parallel for if (n > 65536)
+#pragma omp simd
   for (std::size_t i = 0; i < n; ++i)
     out[i] = 0.5f * inp[i] * (1.0f + std::erf(inp[i] * inv_sqrt2));
 }
 
-void gelu_backward(float* dinp, const float* inp, const float* dout, std::size_t n) {
+void gelu_backward_chunk(float* dinp, const float* inp, const float* dout, std::size_t n) {
   const float inv_sqrt2 = 0.70710678118654752f;
   const float inv_sqrt_2pi = 0.39894228040143268f;
-#pragma omp parallel for if (n > 65536)
+#pragma omp simd
   for (std::size_t i = 0; i < n; ++i) {
     const float x = inp[i];
     // d/dx [x * Phi(x)] = Phi(x) + x * phi(x)
     const float cdf = 0.5f * (1.0f + std::erf(x * inv_sqrt2));
     const float pdf = inv_sqrt_2pi * std::exp(-0.5f * x * x);
     dinp[i] += (cdf + x * pdf) * dout[i];
+  }
+}
+
+}  // namespace
+
+void gelu_forward(float* out, const float* inp, std::size_t n) {
+  if (n <= kGeluChunk) return gelu_forward_chunk(out, inp, n);  // a decoding step: no threads
+#pragma omp parallel for
+  for (std::size_t begin = 0; begin < n; begin += kGeluChunk) {
+    gelu_forward_chunk(out + begin, inp + begin, std::min(kGeluChunk, n - begin));
+  }
+}
+
+void gelu_backward(float* dinp, const float* inp, const float* dout, std::size_t n) {
+#pragma omp parallel for
+  for (std::size_t begin = 0; begin < n; begin += kGeluChunk) {
+    gelu_backward_chunk(dinp + begin, inp + begin, dout + begin, std::min(kGeluChunk, n - begin));
   }
 }
 
@@ -183,9 +209,8 @@ void attention_forward(float* out, float* att, const float* qkv, std::size_t B, 
     // causal softmax: row i sees columns 0..i; the rest get probability 0
     for (std::size_t i = 0; i < T; ++i) {
       float* row = scores + i * T;
-      const float max = *std::max_element(row, row + i + 1);
-      float sum = 0.0f;
-      for (std::size_t j = 0; j <= i; ++j) sum += (row[j] = std::exp(row[j] - max));
+      const float max = max_of(row, i + 1);
+      const float sum = exp_minus_max_and_sum(row, row, i + 1, max);
       for (std::size_t j = 0; j <= i; ++j) row[j] /= sum;
       std::fill(row + i + 1, row + T, 0.0f);
     }
@@ -247,10 +272,9 @@ float crossentropy_forward(float* losses, float* probs, const float* logits, con
   for (std::size_t n = 0; n < N; ++n) {
     const float* z = logits + n * V;
     float* p = probs + n * V;
-    const float max = *std::max_element(z, z + V);
+    const float max = max_of(z, V);
     const float target_logit = z[static_cast<std::size_t>(targets[n])];  // before p overwrites z
-    float sum = 0.0f;
-    for (std::size_t i = 0; i < V; ++i) sum += (p[i] = std::exp(z[i] - max));
+    const float sum = exp_minus_max_and_sum(p, z, V, max);
     const float inv = 1.0f / sum;
     for (std::size_t i = 0; i < V; ++i) p[i] *= inv;
     // -log p[target] = log(sum) - (z[target] - max), without taking the log of a tiny p

@@ -14,8 +14,8 @@
 #include <numeric>
 #include <ostream>
 #include <set>
-#include <sstream>
 #include <span>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -95,6 +95,42 @@ TEST(Softmax, OneFiniteLogitGetsEverything) {
   std::vector<float> z = {-kInf, -kInf, 7.5f};
   tang::softmax_in_place(z);
   EXPECT_EQ(z, (std::vector<float>{0.0f, 0.0f, 1.0f}));
+}
+
+TEST(Softmax, LongVectorsMatchADoubleReference) {
+  // Long enough for the vector loops of vector_math.hpp (the tests above only
+  // reach their scalar remainders), with -inf entries as top-k leaves them.
+  tang::Rng rng(77);
+  for (const std::size_t n : {17u, 100u, 7129u}) {
+    std::vector<float> z(n);
+    for (float& x : z) x = rng.uniform() < 0.3f ? -kInf : rng.normal() * 4.0f;
+    z[n / 2] = 1.0f;  // at least one finite
+    std::vector<double> expected(n);
+    const double max = *std::max_element(z.begin(), z.end());
+    double total = 0.0;
+    for (std::size_t i = 0; i < n; ++i) total += (expected[i] = std::exp(z[i] - max));
+    tang::softmax_in_place(z);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double want = expected[i] / total;
+      if (want == 0.0) {
+        EXPECT_EQ(z[i], 0.0f) << "n " << n << " i " << i;
+      } else {
+        // relative 1e-5: float rounds z - max, and exp magnifies that by |z - max|
+        EXPECT_NEAR(z[i], want, 1e-5 * want + 1e-30) << "n " << n << " i " << i;
+      }
+    }
+  }
+}
+
+TEST(Softmax, DifferencesBelowMinus78GiveZero) {
+  // exp(-79) is about 5e-35: written as exactly 0, as for -inf (vector_math.hpp)
+  std::vector<float> z(40, 0.0f);
+  z[3] = -79.0f;
+  z[20] = -60.0f;  // exp(-60) = 8.8e-27 stays
+  tang::softmax_in_place(z);
+  EXPECT_EQ(z[3], 0.0f);
+  EXPECT_GT(z[20], 0.0f);
+  EXPECT_NEAR(z[0], 1.0f / 38, 1e-7);  // 38 zeros share it all (exp(-60) adds nothing visible)
 }
 
 TEST(MostLikely, OrdersByProbabilityThenBySmallerId) {
@@ -266,6 +302,25 @@ TEST(TopK, MatchesSortingOnRandomLogits) {
   }
 }
 
+TEST(KthLargest, MatchesSortingForSmallAndLargeK) {
+  // k <= 64 takes the heap, larger k the partial selection: both must agree with a sort.
+  tang::Rng rng(7);
+  std::vector<float> scratch;
+  for (int trial = 0; trial < 400; ++trial) {
+    const std::size_t n = 1 + rng.below(trial % 4 == 0 ? 3000 : 200);
+    std::vector<float> values(n);
+    for (float& x : values)
+      x = trial % 2 ? rng.normal() : static_cast<float>(rng.below(9));  // ties
+    std::vector<float> sorted = values;
+    std::sort(sorted.begin(), sorted.end(), std::greater<float>());
+    for (const std::size_t k : {std::size_t{1}, 1 + rng.below(n), std::min<std::size_t>(n, 64),
+                                std::min<std::size_t>(n, 65), n}) {
+      EXPECT_EQ(tang::kth_largest(values, k, scratch), sorted[k - 1])
+          << "trial " << trial << " n " << n << " k " << k;
+    }
+  }
+}
+
 // --- top-p (lesson 03), both variants -------------------------------------------
 
 using TopP = void (*)(std::span<float>, float, std::vector<TokenId>&);
@@ -275,7 +330,9 @@ struct TopPVariant {
   TopP filter;
 };
 
-void PrintTo(const TopPVariant& variant, std::ostream* os) { *os << variant.name; }
+void PrintTo(const TopPVariant& variant, std::ostream* os) {
+  *os << variant.name;
+}
 
 class TopPTest : public ::testing::TestWithParam<TopPVariant> {
  protected:
@@ -321,7 +378,8 @@ TEST_P(TopPTest, ReachingPExactlyCounts) {
   EXPECT_EQ(support(run(p, 0.875f), false), (std::vector<TokenId>{0, 2, 3}))
       << "0.5 + 0.25 + 0.125 reaches 0.875 exactly";
   EXPECT_EQ(run(p, 0.875f)[0], 0.125f / 0.875f);
-  EXPECT_EQ(support(run(p, std::nextafter(0.875f, 1.0f)), false), (std::vector<TokenId>{0, 1, 2, 3}));
+  EXPECT_EQ(support(run(p, std::nextafter(0.875f, 1.0f)), false),
+            (std::vector<TokenId>{0, 1, 2, 3}));
 }
 
 TEST_P(TopPTest, TinyPKeepsTheMostLikelyOnly) {
@@ -351,9 +409,9 @@ TEST(TopP, BothVariantsAgreeOnRandomDistributions) {
     std::vector<float> logits(n);
     const int kind = trial % 4;
     for (float& z : logits) {
-      if (kind == 0) z = rng.normal() * 3.0f;                       // peaked
-      if (kind == 1) z = rng.normal() * 0.1f;                       // nearly flat
-      if (kind == 2) z = static_cast<float>(rng.below(4));          // many exact ties
+      if (kind == 0) z = rng.normal() * 3.0f;                          // peaked
+      if (kind == 1) z = rng.normal() * 0.1f;                          // nearly flat
+      if (kind == 2) z = static_cast<float>(rng.below(4));             // many exact ties
       if (kind == 3) z = rng.uniform() < 0.5f ? -kInf : rng.normal();  // zeros (after top-k)
     }
     if (kind == 3) logits[rng.below(n)] = 0.0f;  // at least one finite
@@ -364,7 +422,8 @@ TEST(TopP, BothVariantsAgreeOnRandomDistributions) {
     tang::top_p_filter_with_cutoff(b, p, order_b);
     ASSERT_EQ(a, b) << "trial " << trial << " n " << n << " p " << p;
     ASSERT_FALSE(support(a, false).empty());
-    ASSERT_NEAR(sum_of(a), 1.0f, 1e-4) << "trial " << trial;  // float renormalisation over up to 3000
+    ASSERT_NEAR(sum_of(a), 1.0f, 1e-4)
+        << "trial " << trial;  // float renormalisation over up to 3000
   }
 }
 
@@ -383,8 +442,10 @@ TEST(SampleNext, IsTemperatureThenTopKThenSoftmaxThenTopP) {
   std::vector<float> scratch_values;
   std::vector<TokenId> scratch_order;
   for (std::uint64_t seed = 1; seed <= 300; ++seed) {
-    for (const tang::SamplingSettings s :
-         {tang::SamplingSettings{1.0f, 0, 1.0f}, {1.5f, 3, 1.0f}, {0.7f, 0, 0.6f}, {2.0f, 5, 0.8f}}) {
+    for (const tang::SamplingSettings s : {tang::SamplingSettings{1.0f, 0, 1.0f},
+                                           {1.5f, 3, 1.0f},
+                                           {0.7f, 0, 0.6f},
+                                           {2.0f, 5, 0.8f}}) {
       std::vector<float> got = logits, expected = logits;
       tang::Rng rng(seed), copy(seed);
       const TokenId id = tang::sample_next(got, s, rng, scratch);
@@ -432,8 +493,10 @@ TEST(SampleNext, AMaskedCharacterIsNeverDrawn) {
   mask.ban(1);
   tang::SamplerScratch scratch;
   for (std::uint64_t seed = 1; seed <= 200; ++seed) {
-    for (const tang::SamplingSettings s :
-         {tang::SamplingSettings{1.0f, 1, 1.0f}, {5.0f, 0, 1.0f}, {5.0f, 4, 0.99f}, {0.0f, 0, 1.0f}}) {
+    for (const tang::SamplingSettings s : {tang::SamplingSettings{1.0f, 1, 1.0f},
+                                           {5.0f, 0, 1.0f},
+                                           {5.0f, 4, 0.99f},
+                                           {0.0f, 0, 1.0f}}) {
       std::vector<float> z = logits;
       mask.apply(z);
       tang::Rng rng(seed);
@@ -516,7 +579,8 @@ TEST_F(TinyLessonModel, InsideLineMaskBansPunctuationAndNewline) {
   EXPECT_FALSE(mask.allows(id("\n")));
   EXPECT_FALSE(mask.allows(id("，")));
   EXPECT_FALSE(mask.allows(id("。")));
-  for (const char* c : {"春", "风", "花", "月", "夜", "山", "水", "人"}) EXPECT_TRUE(mask.allows(id(c))) << c;
+  for (const char* c : {"春", "风", "花", "月", "夜", "山", "水", "人"})
+    EXPECT_TRUE(mask.allows(id(c))) << c;
 }
 
 TEST_F(TinyLessonModel, BanByCharacterIgnoresUnknownCharacters) {
@@ -536,10 +600,12 @@ std::string acrostic_problem(const std::string& poem, const std::vector<std::str
   }
   for (std::size_t line = 0; line < heads.size(); ++line) {
     const std::size_t at = line * (per_line + 1);
-    if (chars[at] != heads[line]) return "line " + std::to_string(line) + " does not start with its head";
+    if (chars[at] != heads[line])
+      return "line " + std::to_string(line) + " does not start with its head";
     for (std::size_t i = 1; i < per_line; ++i) {
       const std::string& c = chars[at + i];
-      if (c == "，" || c == "。" || c == "\n") return "punctuation or newline inside line " + std::to_string(line);
+      if (c == "，" || c == "。" || c == "\n")
+        return "punctuation or newline inside line " + std::to_string(line);
     }
     if (chars[at + per_line] != (line % 2 == 0 ? "，" : "。")) {
       return "line " + std::to_string(line) + " does not end with the right punctuation";
@@ -552,17 +618,18 @@ TEST_F(TinyLessonModel, AcrosticKeepsItsFormFor200Seeds) {
   const std::string heads = "春风花月";
   const std::vector<std::string> head_chars = tang::utf8_split(heads);
   // Plain sampling, a high temperature with top-k, one with top-p, and greedy, in turn.
-  const tang::SamplingSettings settings[] = {{1.0f, 0, 1.0f}, {1.5f, 3, 1.0f}, {2.0f, 0, 0.9f}, {0.0f, 0, 1.0f}};
+  const tang::SamplingSettings settings[] = {
+      {1.0f, 0, 1.0f}, {1.5f, 3, 1.0f}, {2.0f, 0, 0.9f}, {0.0f, 0, 1.0f}};
   tang::Decoder with(model(), true), without(model(), false);
   for (std::size_t per_line : {5u, 7u}) {  // 4 lines of 6 or 8: past the context of 16
     for (std::uint64_t seed = 1; seed <= 200; ++seed) {
       const tang::SamplingSettings& s = settings[seed % 4];
       tang::Rng rng(seed);
-      const std::string poem =
-          tang::write_acrostic((seed / 4) % 2 ? with : without, tokenizer(), heads, per_line, s, rng);
+      const std::string poem = tang::write_acrostic((seed / 4) % 2 ? with : without, tokenizer(),
+                                                    heads, per_line, s, rng);
       const std::string problem = acrostic_problem(poem, head_chars, per_line);
-      ASSERT_EQ(problem, "") << "seed " << seed << " per_line " << per_line << " T " << s.temperature
-                             << ": " << poem;
+      ASSERT_EQ(problem, "") << "seed " << seed << " per_line " << per_line << " T "
+                             << s.temperature << ": " << poem;
     }
   }
 }
@@ -580,7 +647,8 @@ TEST_F(TinyLessonModel, AcrosticIsTheSameWithAndWithoutCache) {
 TEST_F(TinyLessonModel, AcrosticOfOneCharacterLines) {
   tang::Decoder decoder(model(), false);
   tang::Rng rng(1);
-  EXPECT_EQ(tang::write_acrostic(decoder, tokenizer(), "春风花", 1, {1.0f, 0, 1.0f}, rng), "春，风。花，");
+  EXPECT_EQ(tang::write_acrostic(decoder, tokenizer(), "春风花", 1, {1.0f, 0, 1.0f}, rng),
+            "春，风。花，");
 }
 
 TEST_F(TinyLessonModel, AcrosticRejectsBadHeads) {
@@ -613,7 +681,8 @@ double relative_error(const std::vector<float>& a, const std::vector<float>& b) 
 }
 
 // The logits a fresh forward pass gives for the last block_size characters of `context`.
-std::vector<float> cropped_from_scratch(const tang::GPT& model, const std::vector<TokenId>& context) {
+std::vector<float> cropped_from_scratch(const tang::GPT& model,
+                                        const std::vector<TokenId>& context) {
   const std::size_t block = model.config().block_size;
   std::span<const TokenId> window(context);
   if (window.size() > block) window = window.subspan(window.size() - block);
@@ -635,7 +704,8 @@ TEST_F(TinyLessonModel, DecoderGivesTheSameLogitsWithAndWithoutCacheAlsoPastTheC
       const auto b = copy_of(without.next_logits(context));
       const auto reference = cropped_from_scratch(model(), context);
       ASSERT_EQ(a.size(), model().config().vocab_size);
-      EXPECT_EQ(b, reference) << "the uncached decoder is the cropped forward pass, step " << context.size();
+      EXPECT_EQ(b, reference) << "the uncached decoder is the cropped forward pass, step "
+                              << context.size();
       if (context.size() <= block) {
         EXPECT_LT(relative_error(a, b), 1e-5) << "step " << context.size();
         EXPECT_EQ(with.cache().length, context.size());
@@ -658,7 +728,8 @@ TEST_F(TinyLessonModel, GenerationIsTheSameWithAndWithoutCachePastTheContext) {
       tang::Decoder decoder(model(), cache);
       std::vector<TokenId> context = {0};
       tang::Rng rng(seed);
-      written.push_back(tang::write(decoder, context, tang::temperature_picker(1.0f), rng, 40, false));
+      written.push_back(
+          tang::write(decoder, context, tang::temperature_picker(1.0f), rng, 40, false));
       EXPECT_EQ(written.back().size(), 40u);
     }
     EXPECT_EQ(written[0], written[1]) << "seed " << seed;
@@ -668,9 +739,11 @@ TEST_F(TinyLessonModel, GenerationIsTheSameWithAndWithoutCachePastTheContext) {
 TEST_F(TinyLessonModel, CachedDecoderNoticesAChangedContext) {
   tang::Decoder with(model(), true), without(model(), false);
   const std::vector<std::vector<TokenId>> contexts = {
-      {0, 1, 2, 3}, {0, 1, 2, 3, 4}, {0, 1, 5},  // not an extension: must start over
-      {0, 1, 5},                                 // the same context twice
-      {7},       {7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8}, {2}};
+      {0, 1, 2, 3}, {0, 1, 2, 3, 4},
+      {0, 1, 5},  // not an extension: must start over
+      {0, 1, 5},  // the same context twice
+      {7},          {7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8},
+      {2}};
   for (const auto& context : contexts) {
     const auto a = copy_of(with.next_logits(context));
     const auto b = copy_of(without.next_logits(context));
@@ -690,13 +763,15 @@ TEST_F(TinyLessonModel, EncodePromptKeepsTheLastBlockAndSaysSo) {
   ASSERT_EQ(all.size(), 50u);
   ASSERT_EQ(ids.size(), block);
   EXPECT_TRUE(std::equal(ids.begin(), ids.end(), all.end() - static_cast<std::ptrdiff_t>(block)));
-  EXPECT_NE(out.str().find("keeps the last " + std::to_string(block)), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("keeps the last " + std::to_string(block)), std::string::npos)
+      << out.str();
   EXPECT_NE(out.str().find("50 characters"), std::string::npos) << out.str();
 
   std::ostringstream quiet;
   const std::string exactly_block = long_prompt.substr(0, 3 * block);  // 16 characters of 3 bytes
   EXPECT_EQ(tang::encode_prompt(model(), exactly_block, quiet).size(), block);
-  EXPECT_EQ(tang::encode_prompt(model(), "春风", quiet), (std::vector<TokenId>{id("春"), id("风")}));
+  EXPECT_EQ(tang::encode_prompt(model(), "春风", quiet),
+            (std::vector<TokenId>{id("春"), id("风")}));
   EXPECT_EQ(quiet.str(), "") << "a prompt that fits needs no note";
 }
 

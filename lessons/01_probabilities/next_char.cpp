@@ -3,12 +3,16 @@
 #include <algorithm>
 #include <cmath>
 
+#include "vector_math.hpp"
+
 namespace tang {
 
 void softmax_in_place(std::span<float> logits) {
-  const float max = *std::max_element(logits.begin(), logits.end());
-  float sum = 0.0f;
-  for (float& z : logits) sum += (z = std::exp(z - max));  // exp(-inf) = 0
+  // p_i = exp(z_i - max) / sum_j exp(z_j - max): subtracting the largest logit
+  // keeps exp from overflowing and does not change the result. -inf gives 0.
+  float* z = logits.data();
+  const float max = max_of(z, logits.size());
+  const float sum = exp_minus_max_and_sum(z, z, logits.size(), max);
   for (float& p : logits) p /= sum;
 }
 
@@ -28,7 +32,8 @@ std::vector<Candidate> most_likely(std::span<const float> probabilities, std::si
   n = std::min(n, all.size());
   std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n), all.end(),
                     [](const Candidate& a, const Candidate& b) {
-                      return a.probability != b.probability ? a.probability > b.probability : a.id < b.id;
+                      return a.probability != b.probability ? a.probability > b.probability
+                                                            : a.id < b.id;
                     });
   all.resize(n);
   return all;

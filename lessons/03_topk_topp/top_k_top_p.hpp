@@ -17,10 +17,14 @@
 
 namespace tang {
 
+// The k-th largest of `values` (1 <= k <= size) without sorting them: for a
+// small k one pass with a k-element heap, otherwise a partial selection
+// (nth_element); both O(n) on average. `scratch` is reused between calls.
+float kth_largest(std::span<const float> values, std::size_t k, std::vector<float>& scratch);
+
 // Keeps every logit >= the k-th largest (ties at the border stay, as in the
-// seed's masked_fill). k = 0 or k >= size keeps everything. `sorted` is
-// scratch: a partial selection (nth_element) finds the k-th value in O(n).
-void top_k_filter(std::span<float> logits, std::size_t k, std::vector<float>& sorted);
+// seed's masked_fill). k = 0 or k >= size keeps everything.
+void top_k_filter(std::span<float> logits, std::size_t k, std::vector<float>& scratch);
 
 // Boundary rule: sort by probability (descending; equal probabilities by id),
 // add them up, and keep characters up to and INCLUDING the first one at which
@@ -30,8 +34,10 @@ void top_k_filter(std::span<float> logits, std::size_t k, std::vector<float>& so
 void top_p_filter(std::span<float> probabilities, float p, std::vector<TokenId>& order);
 
 // The same result, faster: characters with probability < (1 - p) / (n - 1)
-// are not needed for the nucleus (llama2.c's trick), so only the rest are
-// sorted; when that cut-off leaves too little, it falls back to top_p_filter.
+// are not needed for the nucleus (llama2.c's trick), and instead of sorting
+// the rest a quickselect-style search finds where the running total reaches
+// p (expected O(n)); when the cut-off leaves too little, it falls back to
+// top_p_filter.
 void top_p_filter_with_cutoff(std::span<float> probabilities, float p, std::vector<TokenId>& order);
 
 struct SamplingSettings {
