@@ -69,16 +69,16 @@ void BM_top_k(benchmark::State& state) {
   clock.finish(state, 1, "calls_per_s");
 }
 
-template <void (*Filter)(std::span<float>, float, std::vector<TokenId>&)>
+template <void (*Filter)(std::span<float>, float, std::vector<NucleusKey>&)>
 void BM_top_p(benchmark::State& state) {
   std::vector<float> probabilities = hot_logits();
   softmax_in_place(probabilities);
   std::vector<float> work(probabilities.size());
-  std::vector<TokenId> order;
+  std::vector<NucleusKey> keys;
   bench::StepClock clock(state);
   for (auto _ : state) {
     std::copy(probabilities.begin(), probabilities.end(), work.begin());
-    Filter(work, kTopP, order);
+    Filter(work, kTopP, keys);
     benchmark::DoNotOptimize(work.data());
   }
   clock.finish(state, 1, "calls_per_s");

@@ -323,7 +323,7 @@ TEST(KthLargest, MatchesSortingForSmallAndLargeK) {
 
 // --- top-p (lesson 03), both variants -------------------------------------------
 
-using TopP = void (*)(std::span<float>, float, std::vector<TokenId>&);
+using TopP = void (*)(std::span<float>, float, std::vector<tang::NucleusKey>&);
 
 struct TopPVariant {
   const char* name;
@@ -337,8 +337,8 @@ void PrintTo(const TopPVariant& variant, std::ostream* os) {
 class TopPTest : public ::testing::TestWithParam<TopPVariant> {
  protected:
   std::vector<float> run(std::vector<float> p, float top_p) {
-    std::vector<TokenId> order;
-    GetParam().filter(p, top_p, order);
+    std::vector<tang::NucleusKey> keys;
+    GetParam().filter(p, top_p, keys);
     return p;
   }
 };
@@ -403,7 +403,7 @@ INSTANTIATE_TEST_SUITE_P(BothVariants, TopPTest,
 
 TEST(TopP, BothVariantsAgreeOnRandomDistributions) {
   tang::Rng rng(2024);
-  std::vector<TokenId> order_a, order_b;
+  std::vector<tang::NucleusKey> keys_a, keys_b;
   for (int trial = 0; trial < 3000; ++trial) {
     const std::size_t n = 1 + rng.below(trial % 10 == 0 ? 3000 : 40);
     std::vector<float> logits(n);
@@ -418,8 +418,8 @@ TEST(TopP, BothVariantsAgreeOnRandomDistributions) {
     tang::softmax_in_place(logits);
     const float p = trial % 7 == 0 ? 1.0f - rng.uniform() * 1e-3f : rng.uniform();
     std::vector<float> a = logits, b = logits;
-    tang::top_p_filter(a, p, order_a);
-    tang::top_p_filter_with_cutoff(b, p, order_b);
+    tang::top_p_filter(a, p, keys_a);
+    tang::top_p_filter_with_cutoff(b, p, keys_b);
     ASSERT_EQ(a, b) << "trial " << trial << " n " << n << " p " << p;
     ASSERT_FALSE(support(a, false).empty());
     ASSERT_NEAR(sum_of(a), 1.0f, 1e-4)
@@ -440,7 +440,7 @@ TEST(SampleNext, IsTemperatureThenTopKThenSoftmaxThenTopP) {
   const std::vector<float> logits = {1.2f, -0.3f, 0.8f, 2.1f, 0.0f, -kInf, 1.9f, 0.4f};
   tang::SamplerScratch scratch;
   std::vector<float> scratch_values;
-  std::vector<TokenId> scratch_order;
+  std::vector<tang::NucleusKey> scratch_keys;
   for (std::uint64_t seed = 1; seed <= 300; ++seed) {
     for (const tang::SamplingSettings s : {tang::SamplingSettings{1.0f, 0, 1.0f},
                                            {1.5f, 3, 1.0f},
@@ -452,7 +452,7 @@ TEST(SampleNext, IsTemperatureThenTopKThenSoftmaxThenTopP) {
       tang::apply_temperature(expected, s.temperature);
       tang::top_k_filter(expected, s.top_k, scratch_values);
       tang::softmax_in_place(expected);
-      tang::top_p_filter(expected, s.top_p, scratch_order);
+      tang::top_p_filter(expected, s.top_p, scratch_keys);
       EXPECT_EQ(id, tang::sample_from(expected, copy.uniform())) << "seed " << seed;
     }
   }

@@ -1,11 +1,14 @@
 #include "top_k_top_p.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 
 #include "next_char.hpp"
 #include "temperature.hpp"
+#include "vector_math.hpp"
 
 namespace tang {
 
@@ -42,121 +45,137 @@ void top_k_filter(std::span<float> logits, std::size_t k, std::vector<float>& sc
 
 namespace {
 
-// The nucleus order: higher probability first, equal probabilities by smaller id.
-struct NucleusOrder {
-  std::span<const float> probabilities;
-  bool operator()(TokenId a, TokenId b) const {
-    const float pa = probabilities[static_cast<std::size_t>(a)];
-    const float pb = probabilities[static_cast<std::size_t>(b)];
-    return pa != pb ? pa > pb : a < b;
-  }
-};
+NucleusKey key_of(float probability, std::size_t id) {
+  const auto high = std::bit_cast<std::uint32_t>(probability);     // orders like p >= 0
+  const auto low = ~static_cast<std::uint32_t>(id);                // smaller id: larger
+  return (NucleusKey{high} << 32) | low;
+}
+
+float probability_of(NucleusKey key) {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(key >> 32));
+}
 
 // Zeroes every character that sorts after `last` (the nucleus's last member)
 // and renormalises what is left.
-void keep_up_to(std::span<float> probabilities, TokenId last) {
-  const float last_p = probabilities[static_cast<std::size_t>(last)];
+void keep_up_to(std::span<float> probabilities, NucleusKey last) {
+  const float last_p = probability_of(last);
+  const std::size_t last_id = ~static_cast<std::uint32_t>(last);
+  float* q = probabilities.data();
   float kept = 0.0f;
+  // branch-free, so that it runs in vector lanes (the sum too, in any order)
+#pragma omp simd reduction(+ : kept)
   for (std::size_t i = 0; i < probabilities.size(); ++i) {
-    const bool in = probabilities[i] > last_p ||
-                    (probabilities[i] == last_p && static_cast<TokenId>(i) <= last);
-    if (in) {
-      kept += probabilities[i];
-    } else {
-      probabilities[i] = 0.0f;
-    }
+    const bool in = q[i] > last_p || (q[i] == last_p && i <= last_id);
+    q[i] = in ? q[i] : 0.0f;
+    kept += q[i];
   }
-  for (float& q : probabilities) q /= kept;
+  for (float& x : probabilities) x /= kept;
 }
 
-// Sorts the candidates in `order`, adds them up and returns the first one at
+// Sorts the keys (best first), adds them up and returns the first one at
 // which the running total reaches p (the last one if it never does).
-TokenId last_member_by_sorting(std::span<const float> probabilities, float p,
-                               std::vector<TokenId>& order) {
-  std::sort(order.begin(), order.end(), NucleusOrder{probabilities});
+NucleusKey last_member_by_sorting(std::vector<NucleusKey>& keys, float p) {
+  std::sort(keys.begin(), keys.end(), std::greater<NucleusKey>());
   double total = 0.0;
-  for (const TokenId id : order) {
-    total += probabilities[static_cast<std::size_t>(id)];
-    if (total >= p) return id;
+  for (const NucleusKey key : keys) {
+    total += probability_of(key);
+    if (total >= p) return key;
   }
-  return order.back();
+  return keys.back();
 }
 
-// The same answer without sorting, like quickselect: split the candidates
-// around a pivot; if the ones before it already reach p the answer is among
-// them, otherwise they are all in the nucleus and the search goes on after
-// the pivot. Expected O(n) instead of O(n log n). Requires that all
-// candidates together reach p. The sums are exact in double as long as every
-// candidate is >= about 2^-28 (24-bit floats added into 53 bits), which the
-// cut-off guarantees, so they agree with the running total of a full sort.
-TokenId last_member_by_selection(std::span<const float> probabilities, float p,
-                                 std::vector<TokenId>& order) {
-  const NucleusOrder before{probabilities};
-  const auto prob = [&](TokenId id) { return probabilities[static_cast<std::size_t>(id)]; };
-  auto lo = order.begin(), hi = order.end();
-  double included = 0.0;  // sum of everything known to sort before `lo`
-  while (hi - lo > 16) {
-    // median of three as the pivot, moved to the front of the range
-    auto mid = lo + (hi - lo) / 2, last = hi - 1;
-    if (before(*mid, *lo)) std::iter_swap(mid, lo);
-    if (before(*last, *lo)) std::iter_swap(last, lo);
-    if (before(*last, *mid)) std::iter_swap(last, mid);
-    std::iter_swap(lo, mid);
-    const TokenId pivot = *lo;
-    const auto split = std::partition(lo + 1, hi, [&](TokenId id) { return before(id, pivot); });
-    double ahead = 0.0;  // the candidates that sort before the pivot
-    for (auto it = lo + 1; it != split; ++it) ahead += prob(*it);
-    if (included + ahead >= p) {  // the nucleus ends before the pivot
-      lo = lo + 1;
-      hi = split;
-    } else if (included + ahead + prob(pivot) >= p) {
-      return pivot;
-    } else {  // the pivot and all before it are in; go on after it
-      included += ahead + prob(pivot);
-      lo = split;
+// How much probability lies at or above a threshold, and on how many
+// characters: one pass without branches, in vector lanes. The sum is counted
+// in units of 2^-51, as an integer: for thresholds >= 2^-28 every term (a
+// 24-bit float >= 2^-28) is a whole number of such units, so the sum is exact
+// whatever the order, exactly the running total of a sort, and the double
+// comparisons below (< 2^53) are exact too.
+constexpr float kUnitsPerOne = 0x1p51f;
+
+struct Mass {
+  std::int64_t units = 0;  // the probability, times 2^51
+  std::int64_t count = 0;
+};
+
+Mass mass_at_or_above(std::span<const float> probabilities, float threshold) {
+  const float* q = probabilities.data();
+  const std::size_t n = probabilities.size();
+  std::int64_t units = 0, count = 0;
+  // two loops: GCC vectorises each of them better than the two sums in one
+#pragma omp simd reduction(+ : units)
+  for (std::size_t i = 0; i < n; ++i) {
+    units += static_cast<std::int64_t>((q[i] >= threshold ? q[i] : 0.0f) * kUnitsPerOne);
+  }
+#pragma omp simd reduction(+ : count)
+  for (std::size_t i = 0; i < n; ++i) count += q[i] >= threshold ? 1 : 0;
+  return {units, count};
+}
+
+// The same answer as sorting, with a binary search for the threshold instead:
+// the nucleus ends at the largest threshold whose mass still reaches p. The
+// bits of floats >= 0 order like the floats, so bisect on them until only a
+// few characters are left between `lo` (mass >= p) and `hi` (mass < p), then
+// sort just those. Requires from_lo = mass_at_or_above(lo_p) >= p, lo_p >= 2^-28.
+NucleusKey last_member_by_bisection(std::span<const float> probabilities, float p, float lo_p,
+                                    Mass from_lo, std::vector<NucleusKey>& keys) {
+  constexpr std::int64_t kFewEnoughToSort = 64;
+  const double p_units = static_cast<double>(p) * kUnitsPerOne;
+  auto lo = std::bit_cast<std::uint32_t>(lo_p);
+  // just above the largest probability, where the mass is 0
+  auto hi = std::bit_cast<std::uint32_t>(max_of(probabilities.data(), probabilities.size())) + 1;
+  Mass from_hi;
+  while (hi - lo > 1 && from_lo.count - from_hi.count > kFewEnoughToSort) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    const Mass m = mass_at_or_above(probabilities, std::bit_cast<float>(mid));
+    if (static_cast<double>(m.units) >= p_units) {
+      lo = mid, from_lo = m;
+    } else {
+      hi = mid, from_hi = m;
     }
   }
-  std::sort(lo, hi, before);
-  for (auto it = lo; it != hi; ++it) {
-    included += prob(*it);
-    if (included >= p) return *it;
+  // Everything at or above `hi` is in the nucleus (it sorts first and holds
+  // less than p); the last member is among the few in [lo, hi).
+  keys.clear();
+  for (std::size_t i = 0; i < probabilities.size(); ++i) {
+    // lo <= bits < hi as one unsigned comparison: a branch that is rarely taken
+    const auto bits = std::bit_cast<std::uint32_t>(probabilities[i]);
+    if (bits - lo < hi - lo) keys.push_back(key_of(probabilities[i], i));
   }
-  return *(hi - 1);  // unreachable when the candidates reach p
+  std::sort(keys.begin(), keys.end(), std::greater<NucleusKey>());
+  std::int64_t total = from_hi.units;
+  for (const NucleusKey key : keys) {
+    total += static_cast<std::int64_t>(probability_of(key) * kUnitsPerOne);
+    if (static_cast<double>(total) >= p_units) return key;
+  }
+  return keys.back();  // unreachable when mass_at_or_above(lo) >= p
 }
 
 }  // namespace
 
-void top_p_filter(std::span<float> probabilities, float p, std::vector<TokenId>& order) {
+void top_p_filter(std::span<float> probabilities, float p, std::vector<NucleusKey>& keys) {
   if (p >= 1.0f) return;
-  order.resize(probabilities.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<TokenId>(i);
-  keep_up_to(probabilities, last_member_by_sorting(probabilities, p, order));
+  keys.resize(probabilities.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = key_of(probabilities[i], i);
+  keep_up_to(probabilities, last_member_by_sorting(keys, p));
 }
 
 void top_p_filter_with_cutoff(std::span<float> probabilities, float p,
-                              std::vector<TokenId>& order) {
+                              std::vector<NucleusKey>& keys) {
   if (p >= 1.0f) return;
   const std::size_t n = probabilities.size();
   // If at least one character is at or above the cut-off, the (at most n-1)
   // characters below it hold less than (n-1) * cutoff = 1 - p together, so the
   // ones above already reach p and the nucleus never needs the small ones.
   const float cutoff = n > 1 ? (1.0f - p) / static_cast<float>(n - 1) : 0.0f;
-  order.clear();
-  double candidates = 0.0;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (probabilities[i] >= cutoff) {
-      order.push_back(static_cast<TokenId>(i));
-      candidates += probabilities[i];
-    }
-  }
   // The bound can be too tight (e.g. a flat distribution leaves no candidate),
   // and below 2^-28 the sums might round differently from a sorted running
   // total: in both cases sort everything instead.
-  if (candidates < p || cutoff < 0x1p-28f) {
-    top_p_filter(probabilities, p, order);
+  const Mass candidates = mass_at_or_above(probabilities, cutoff);
+  if (cutoff < 0x1p-28f || static_cast<double>(candidates.units) < p * kUnitsPerOne) {
+    top_p_filter(probabilities, p, keys);
     return;
   }
-  keep_up_to(probabilities, last_member_by_selection(probabilities, p, order));
+  keep_up_to(probabilities, last_member_by_bisection(probabilities, p, cutoff, candidates, keys));
 }
 
 TokenId sample_next(std::span<float> logits, const SamplingSettings& s, Rng& rng,
@@ -165,7 +184,7 @@ TokenId sample_next(std::span<float> logits, const SamplingSettings& s, Rng& rng
   apply_temperature(logits, s.temperature);
   top_k_filter(logits, s.top_k, scratch.values);
   softmax_in_place(logits);
-  top_p_filter_with_cutoff(logits, s.top_p, scratch.order);
+  top_p_filter_with_cutoff(logits, s.top_p, scratch.keys);
   return sample_from(logits, rng.uniform());
 }
 

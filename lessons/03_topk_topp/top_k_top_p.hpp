@@ -9,6 +9,7 @@
 //   [constraint masks, lesson 05] -> temperature -> top-k -> softmax -> top-p -> one coin
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -26,19 +27,26 @@ float kth_largest(std::span<const float> values, std::size_t k, std::vector<floa
 // seed's masked_fill). k = 0 or k >= size keeps everything.
 void top_k_filter(std::span<float> logits, std::size_t k, std::vector<float>& scratch);
 
+// One character of the nucleus search packed in 64 bits, so that sorting
+// compares plain integers instead of looking probabilities up: the bits of its
+// probability on top (for p >= 0 they order like the floats), below them the
+// id inverted, so that of two equal probabilities the smaller id sorts first.
+using NucleusKey = std::uint64_t;
+
 // Boundary rule: sort by probability (descending; equal probabilities by id),
 // add them up, and keep characters up to and INCLUDING the first one at which
 // the running total reaches p (total >= p). p = 1 keeps everything.
 // `probabilities` must sum to 1; the result is renormalised to sum to 1.
-// `order` is scratch space (no allocation once it has grown).
-void top_p_filter(std::span<float> probabilities, float p, std::vector<TokenId>& order);
+// `keys` is scratch space (no allocation once it has grown).
+void top_p_filter(std::span<float> probabilities, float p, std::vector<NucleusKey>& keys);
 
 // The same result, faster: characters with probability < (1 - p) / (n - 1)
 // are not needed for the nucleus (llama2.c's trick), and instead of sorting
-// the rest a quickselect-style search finds where the running total reaches
-// p (expected O(n)); when the cut-off leaves too little, it falls back to
+// the rest, partial selection brings the best few hundred to the front and
+// only those are sorted; when the cut-off leaves too little, it falls back to
 // top_p_filter.
-void top_p_filter_with_cutoff(std::span<float> probabilities, float p, std::vector<TokenId>& order);
+void top_p_filter_with_cutoff(std::span<float> probabilities, float p,
+                              std::vector<NucleusKey>& keys);
 
 struct SamplingSettings {
   float temperature = 1.0f;  // 0: greedy
@@ -49,7 +57,7 @@ struct SamplingSettings {
 // Reusable buffers, so that sampling allocates nothing once they have grown.
 struct SamplerScratch {
   std::vector<float> values;
-  std::vector<TokenId> order;
+  std::vector<NucleusKey> keys;
 };
 
 // temperature -> top-k -> softmax -> top-p -> one coin, overwriting `logits`.

@@ -98,8 +98,8 @@ TEST(Exercise03, SameResultAsTheLessonsFilter) {
     const float p = std::vector<float>{0.1f, 0.5f, 0.8f, 0.9f, 0.95f}[trial % 5];
 
     std::vector<float> reference = probabilities, yours = probabilities;
-    std::vector<tang::TokenId> order;
-    tang::top_p_filter(reference, p, order);
+    std::vector<tang::NucleusKey> keys;
+    tang::top_p_filter(reference, p, keys);
     top_p_filter(yours, p);
 
     std::size_t kept_reference = 0, kept_yours = 0, worst = 0;

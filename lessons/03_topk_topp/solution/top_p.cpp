@@ -11,8 +11,8 @@
 namespace tang::mine {
 
 void top_p_filter(std::span<float> probabilities, float p) {
-  std::vector<TokenId> order;  // the ranking: ids sorted by probability, then by id
-  tang::top_p_filter(probabilities, p, order);
+  std::vector<NucleusKey> keys;  // the ranking: (probability, id) keys, best first
+  tang::top_p_filter(probabilities, p, keys);
 }
 
 }  // namespace tang::mine
