@@ -1,6 +1,7 @@
 #include "ops.hpp"
 
 #include <cblas.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,8 +14,10 @@ namespace tang::ops {
 
 namespace {
 
-// The attention loops run one small matrix product per (batch, head) on each
-// core; OpenBLAS's own threads would only get in the way there.
+// One pool of threads for everything: OpenMP's. Inside a parallel region each
+// thread calls single-threaded BLAS on its own share of the work; OpenBLAS's
+// own threads would only compete with OpenMP's for the same cores (on 2 cores,
+// 4 threads spinning and yielding cost a quarter of a training step).
 class SingleThreadedBlas {
  public:
   SingleThreadedBlas() : previous_(openblas_get_num_threads()) { openblas_set_num_threads(1); }
@@ -25,6 +28,21 @@ class SingleThreadedBlas {
  private:
   int previous_;
 };
+
+// The calling thread's share [begin, end) of `rows` rows, in a parallel region.
+struct RowShare {
+  std::size_t begin, end;
+  std::size_t size() const { return end - begin; }
+};
+
+RowShare my_share_of(std::size_t rows) {
+  const auto threads = static_cast<std::size_t>(omp_get_num_threads());
+  const auto me = static_cast<std::size_t>(omp_get_thread_num());
+  return {rows * me / threads, rows * (me + 1) / threads};
+}
+
+// Below this many rows a matrix product runs on one thread.
+constexpr std::size_t kRowsWorthSplitting = 64;
 
 }  // namespace
 
@@ -110,24 +128,36 @@ void matmul_forward(float* out, const float* inp, const float* weight, const flo
     for (std::size_t n = 0; n < N; ++n) std::memcpy(out + n * OC, bias, OC * sizeof(float));
     beta = 1.0f;
   }
-  const auto n = static_cast<int>(N), ic = static_cast<int>(IC), oc = static_cast<int>(OC);
+  const auto ic = static_cast<int>(IC), oc = static_cast<int>(OC);
   if (N == 1) {  // one position (a decoding step): matrix-vector product
     cblas_sgemv(CblasRowMajor, CblasNoTrans, oc, ic, 1.0f, weight, ic, inp, 1, beta, out, 1);
-  } else {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, oc, ic, 1.0f, inp, ic, weight, ic, beta,
-                out, oc);
+    return;
+  }
+  // out (N, OC) = inp (N, IC) @ weight^T, each thread its own rows of inp and out
+  SingleThreadedBlas one_thread;
+#pragma omp parallel if (N >= kRowsWorthSplitting)
+  {
+    const RowShare rows = my_share_of(N);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows.size()), oc, ic,
+                1.0f, inp + rows.begin * IC, ic, weight, ic, beta, out + rows.begin * OC, oc);
   }
 }
 
 void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
                      const float* weight, std::size_t N, std::size_t IC, std::size_t OC) {
   const auto n = static_cast<int>(N), ic = static_cast<int>(IC), oc = static_cast<int>(OC);
-  // dinp (N, IC) += dout (N, OC) @ weight (OC, IC)
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, ic, oc, 1.0f, dout, oc, weight, ic,
-              1.0f, dinp, ic);
-  // dweight (OC, IC) += dout^T (OC, N) @ inp (N, IC)
-  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, oc, ic, n, 1.0f, dout, oc, inp, ic, 1.0f,
-              dweight, ic);
+  SingleThreadedBlas one_thread;
+#pragma omp parallel if (N >= kRowsWorthSplitting)
+  {
+    // dinp (N, IC) += dout (N, OC) @ weight (OC, IC): each thread its own rows of dinp
+    const RowShare rows = my_share_of(N);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows.size()), ic, oc,
+                1.0f, dout + rows.begin * OC, oc, weight, ic, 1.0f, dinp + rows.begin * IC, ic);
+    // dweight (OC, IC) += dout^T (OC, N) @ inp (N, IC): each thread its own rows of dweight
+    const RowShare outs = my_share_of(OC);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<int>(outs.size()), ic, n, 1.0f,
+                dout + outs.begin, oc, inp, ic, 1.0f, dweight + outs.begin * IC, ic);
+  }
   if (dbias) {
     for (std::size_t r = 0; r < N; ++r) {
       for (std::size_t o = 0; o < OC; ++o) dbias[o] += dout[r * OC + o];

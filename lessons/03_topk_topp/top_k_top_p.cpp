@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "next_char.hpp"
@@ -46,8 +46,8 @@ void top_k_filter(std::span<float> logits, std::size_t k, std::vector<float>& sc
 namespace {
 
 NucleusKey key_of(float probability, std::size_t id) {
-  const auto high = std::bit_cast<std::uint32_t>(probability);     // orders like p >= 0
-  const auto low = ~static_cast<std::uint32_t>(id);                // smaller id: larger
+  const auto high = std::bit_cast<std::uint32_t>(probability);  // orders like p >= 0
+  const auto low = ~static_cast<std::uint32_t>(id);             // smaller id: larger
   return (NucleusKey{high} << 32) | low;
 }
 
