@@ -58,7 +58,8 @@ void BM_write_acrostic(benchmark::State& state) {
   for (auto _ : state) {
     decoder.reset();
     Rng rng(42);
-    const std::string poem = write_acrostic(decoder, model.tokenizer(), heads, per_line, kSettings, rng);
+    const std::string poem =
+        write_acrostic(decoder, model.tokenizer(), heads, per_line, kSettings, rng);
     benchmark::DoNotOptimize(poem.data());
   }
   clock.finish(state, static_cast<double>(lines * (per_line - 1)), "chars_per_s");
@@ -67,12 +68,19 @@ void BM_write_acrostic(benchmark::State& state) {
 void register_lesson() {
   const auto us = benchmark::kMicrosecond;
   benchmark::RegisterBenchmark("lesson05/mask_apply", BM_mask_apply)->UseRealTime()->Unit(us);
-  benchmark::RegisterBenchmark("lesson05/sample/unconstrained", BM_sample, false)->UseRealTime()->Unit(us);
-  benchmark::RegisterBenchmark("lesson05/sample/constrained", BM_sample, true)->UseRealTime()->Unit(us);
+  benchmark::RegisterBenchmark("lesson05/sample/unconstrained", BM_sample, false)
+      ->UseRealTime()
+      ->Unit(us);
+  benchmark::RegisterBenchmark("lesson05/sample/constrained", BM_sample, true)
+      ->UseRealTime()
+      ->Unit(us);
   benchmark::RegisterBenchmark("lesson05/write_acrostic", BM_write_acrostic)
-      ->UseRealTime()->Unit(benchmark::kMillisecond);
+      ->UseRealTime()
+      ->Unit(benchmark::kMillisecond);
 }
 
 }  // namespace
 
-int main(int argc, char** argv) { return tang::bench::bench_main(argc, argv, 1, register_lesson); }
+int main(int argc, char** argv) {
+  return tang::bench::bench_main(argc, argv, 1, register_lesson);
+}

@@ -6,7 +6,10 @@
 Reads, from that folder (Python standard library only):
   bench_*.json       Google Benchmark output, one file per lesson program; with
                      repetitions, the median aggregate of each benchmark is used
-  torch_peer.json    the PyTorch peer's results (optional)
+  torch_peer.json    the PyTorch peer's results, on the same OpenBLAS kernels as
+                     the C++ (optional)
+  torch_peer_installed.json   the same with OpenBLAS as Debian installs it, choosing
+                     its kernels itself (optional)
 Prints the table and writes:
   table.md           the same table in Markdown, with machine, compiler and settings
   cache_chart.dat    time versus length, with and without the cache (gnuplot data)
@@ -15,7 +18,8 @@ Prints the table and writes:
 
 "x floor" divides a step's time by the floor measured IN THE SAME PROGRAM (the
 benchmark floor/gemv_all_weights: one cblas_sgemv per weight matrix, one thread).
-"vs PyTorch" is how many times faster the C++ is than the peer, measured in the same run.
+"vs" is how many times faster the C++ is than the peer, measured in the same run: against
+PyTorch on the same BLAS kernels, and against PyTorch as installed.
 """
 
 import argparse
@@ -145,11 +149,12 @@ def main():
         runs, order, ctx = load_program(path)
         programs[os.path.basename(path)[:-5]] = (runs, order)
         context = context or ctx
-    peer = None
-    peer_path = os.path.join(args.folder, "torch_peer.json")
-    if os.path.exists(peer_path):
-        with open(peer_path, encoding="utf-8") as f:
-            peer = json.load(f)
+    peers = {}  # "same": same BLAS kernels as ours, "installed": OpenBLAS as installed
+    for kind, name in (("same", "torch_peer.json"), ("installed", "torch_peer_installed.json")):
+        path = os.path.join(args.folder, name)
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                peers[kind] = json.load(f)
 
     # everything by name, with the floor of its own program
     all_runs, floors = {}, {}
@@ -167,7 +172,8 @@ def main():
         return r["time_s"] * 1e6 / steps_of(r)
 
     # PyTorch counterparts: the peer's time for the same work as one iteration, in us
-    def peer_iteration_us(name):
+    def peer_iteration_us(name, kind="same"):
+        peer = peers.get(kind)
         if not peer:
             return None
         m = re.fullmatch(r"lesson06/write_chars/(\d+)/cache:([01])", name)
@@ -177,14 +183,14 @@ def main():
             return 1e6 * peer["train_step"]["seconds"]
         return None
 
-    def peer_step_us(name):  # per character / token
-        theirs = peer_iteration_us(name)
+    def peer_step_us(name, kind="same"):  # per character / token
+        theirs = peer_iteration_us(name, kind)
         if theirs is None:
             return None
         return theirs / steps_of(all_runs[name][1])
 
-    table = Table(["lesson", "benchmark", "time", "per char/token/call", "rate", "x floor", "PyTorch",
-                   "vs PyTorch"])
+    table = Table(["lesson", "benchmark", "time", "per char/token/call", "rate", "x floor",
+                   "PyTorch, same BLAS", "vs", "PyTorch as installed", "vs"])
     for program, (runs, order) in programs.items():
         lesson = program[len("bench_"):]
         for name in order:
@@ -196,11 +202,12 @@ def main():
             rate = f"{fmt_rate(1e6 / us)} {RATE_NAMES[rate_key]}" if rate_key else ""
             floor = floors[program]
             x_floor = f"{us / floor:.2f}" if ("x_floor" in r and floor) else ""
-            theirs = peer_iteration_us(name)
-            peer_cell = fmt_time(theirs) if theirs else ""
-            versus = f"{theirs / (r['time_s'] * 1e6):.1f}x" if theirs else ""
+            peer_cells = []
+            for kind in ("same", "installed"):
+                theirs = peer_iteration_us(name, kind)
+                peer_cells += [fmt_time(theirs), f"{theirs / (r['time_s'] * 1e6):.1f}x"] if theirs else ["", ""]
             table.add(lesson, name.split("/", 1)[1], fmt_time(r["time_s"] * 1e6), fmt_time(us), rate,
-                      x_floor, peer_cell, versus)
+                      x_floor, *peer_cells)
 
     floor_cells = ", ".join(f"{p[6:8]}: {fmt_time(f)}" for p, f in floors.items() if f)
     weight_mb = next((runs[FLOOR].get("weight_MB") for runs, _ in programs.values() if FLOOR in runs), None)
@@ -213,17 +220,21 @@ def main():
         x = cached / cached_program
         targets.add("cached decoding, 120 chars: time per char / floor", f"{x:.2f}x ({1e6 / cached:.0f} chars/s)",
                     "<= 1.3x", "yes" if x <= 1.3 else "no")
-    for n in (32, 64, 120):
-        theirs = peer_step_us(f"lesson06/write_chars/{n}/cache:1")
-        ours = step_us(f"lesson06/write_chars/{n}/cache:1")
-        if theirs and ours:
-            targets.add(f"cached decoding, {n} chars: C++ vs PyTorch (1 thread each)", f"{theirs / ours:.1f}x",
-                        ">= 10x", "yes" if theirs / ours >= 10 else "no")
+    peer_names = {"same": "PyTorch on the same BLAS kernels", "installed": "PyTorch as installed"}
+    for kind, who in peer_names.items():
+        for n in (32, 64, 120):
+            theirs = peer_step_us(f"lesson06/write_chars/{n}/cache:1", kind)
+            ours = step_us(f"lesson06/write_chars/{n}/cache:1")
+            if theirs and ours:
+                targets.add(f"cached decoding, {n} chars: C++ vs {who} (1 thread each)",
+                            f"{theirs / ours:.1f}x", ">= 10x", "yes" if theirs / ours >= 10 else "no")
     ours_train = all_runs.get("lesson00/train_step/32", (None, {}, None))[1].get("tokens_per_s")
-    if ours_train and peer and "train_step" in peer:
-        ratio = ours_train / peer["train_step"]["tokens_per_s"]  # both: B*T tokens / median step time
-        targets.add("training step 32 x 128: C++ vs PyTorch tokens/s (2 threads each)", f"{ratio:.1f}x",
-                    ">= 2x", "yes" if ratio >= 2 else "no")
+    for kind, who in peer_names.items():
+        peer_train = peers.get(kind, {}).get("train_step")
+        if ours_train and peer_train:
+            ratio = ours_train / peer_train["tokens_per_s"]  # both: B*T tokens / median step time
+            targets.add(f"training step 32 x 128: C++ vs {who}, tokens/s (2 threads each)",
+                        f"{ratio:.1f}x", ">= 2x", "yes" if ratio >= 2 else "no")
     for variant in ("cutoff", "full_sort"):
         top_p = step_us(f"lesson03/top_p/{variant}")
         if top_p and cached:
@@ -242,7 +253,8 @@ def main():
     series = []
     for title, prefix, source in (("C++, context-512 model", "lesson06/block512", "cpp"),
                                   ("C++, course model", "lesson06/write_chars", "cpp"),
-                                  ("PyTorch, course model", None, "torch")):
+                                  ("PyTorch, same BLAS", None, "same"),
+                                  ("PyTorch as installed", None, "installed")):
         points = []
         if source == "cpp":
             lengths = sorted({int(m.group(1)) for name in all_runs
@@ -251,8 +263,8 @@ def main():
                 slow, fast = step_us(f"{prefix}/{n}/cache:0"), step_us(f"{prefix}/{n}/cache:1")
                 if slow and fast:
                     points.append((n, slow * n / 1000, fast * n / 1000))
-        elif peer:
-            for key, v in sorted(peer.get("generate", {}).items(), key=lambda kv: int(kv[0])):
+        elif source in peers:
+            for key, v in sorted(peers[source].get("generate", {}).items(), key=lambda kv: int(kv[0])):
                 points.append((int(key), v["no_cache_ms"], v["cache_ms"]))
         if points:
             series.append((title, points))
@@ -282,13 +294,17 @@ def main():
     ]
     if args.settings:
         context_lines.append(f"- settings: {args.settings}")
-    if peer:
+    for kind, who in peer_names.items():
+        if kind not in peers:
+            continue
+        peer = peers[kind]
+        core = peer.get("openblas_core") or peer.get("openblas_coretype") or "auto"
         context_lines.append(
-            f"- PyTorch peer: torch {peer.get('torch_version')} (OpenBLAS {peer.get('openblas_coretype') or 'auto'}),"
+            f"- {who}: torch {peer.get('torch_version')}, OpenBLAS kernels {core};"
             f" logits vs C++ max |diff| {peer.get('logits_max_abs_diff', float('nan')):.1e}"
             f" ({'match' if peer.get('logits_match') else 'MISMATCH'}), greedy text "
             f"{'identical' if peer.get('greedy_match') else 'DIFFERENT'}")
-    else:
+    if not peers:
         context_lines.append("- PyTorch peer: no torch_peer.json (python3-torch missing?), no PyTorch columns")
 
     text = []
@@ -307,7 +323,8 @@ def main():
 def write_gnuplot(path, series, note):
     """Left: C++ on linear axes (the parabola and the line). Right: everything log-log."""
     title = "Writing N characters with and without the KV cache" + (f" ({note})" if note else "")
-    styles = {"C++, context-512 model": (1, 7), "C++, course model": (2, 5), "PyTorch, course model": (3, 9)}
+    styles = {"C++, context-512 model": (1, 7), "C++, course model": (2, 5), "PyTorch, same BLAS": (3, 9),
+              "PyTorch as installed": (4, 11)}
     def plots(which):
         parts = []
         for i, (name, _) in enumerate(series):

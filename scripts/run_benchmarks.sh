@@ -9,7 +9,9 @@
 #   scripts/run_benchmarks.sh --no-build      use the programs already in build/release
 #
 # Writes build/bench/: bench_NN_*.json (Google Benchmark), reference.json (our logits
-# for the peer), torch_peer.json, table.md, cache_chart.dat / .gp / .svg, and (full
+# for the peer), torch_peer.json (PyTorch on the same OpenBLAS kernels as ours) and
+# torch_peer_installed.json (PyTorch as Debian installs it, OpenBLAS choosing its
+# kernels itself), table.md, cache_chart.dat / .gp / .svg, and (full
 # run only) renders docs/benchmarks-cache.svg. Leave the machine otherwise idle.
 #
 # Settings: OpenBLAS and OpenMP with ONE thread for every decoding benchmark, TWO for
@@ -48,7 +50,7 @@ if ((build)); then
   cmake --build build/release --target benchmarks
 fi
 mkdir -p "$out"
-rm -f "$out"/bench_*.json "$out"/torch_peer.json
+rm -f "$out"/bench_*.json "$out"/torch_peer*.json
 
 run() {  # run <program> <threads> [extra flags]
   local name=$1 threads=$2
@@ -80,6 +82,10 @@ if "$python" -c 'import torch, numpy' 2>/dev/null; then
   ((smoke)) && peer_flags=(--smoke)
   "$python" benchmarks/peers/torch_peer.py --reference "$out/reference.json" \
     --out "$out/torch_peer.json" --repeats "$repetitions" "${peer_flags[@]}" || peer_status=$?
+  echo "== PyTorch peer, OpenBLAS as installed"
+  "$python" benchmarks/peers/torch_peer.py --reference "$out/reference.json" --blas-as-installed \
+    --out "$out/torch_peer_installed.json" --repeats "$repetitions" "${peer_flags[@]}" ||
+    peer_status=$?
 else
   echo "== PyTorch peer skipped: $python cannot import torch and numpy" \
        "(apt-get install python3-torch, or scripts/install_deps.sh --extras)"

@@ -526,6 +526,18 @@ TEST(LogitMask, BanSetsMinusInfinity) {
   EXPECT_EQ(z[3], 0.0f);
 }
 
+TEST(LogitMask, BanningTwiceOrAfterAllowOnlyCountsOnce) {
+  tang::LogitMask mask(5);
+  mask.ban(2).ban(2).ban(4);
+  EXPECT_EQ(mask.allowed_count(), 3u);
+  const std::vector<TokenId> allowed = {0, 2};
+  mask.allow_only(allowed).ban(2).ban(3);  // 3 is banned already
+  EXPECT_EQ(mask.allowed_count(), 1u);
+  std::vector<float> z(5, 1.0f);
+  mask.apply(z);
+  EXPECT_EQ(support(z, true), (std::vector<TokenId>{0}));
+}
+
 TEST(LogitMask, AllowOnly) {
   tang::LogitMask mask(6);
   const std::vector<TokenId> allowed = {2, 5};

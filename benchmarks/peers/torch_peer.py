@@ -16,6 +16,9 @@ line saying so and exits 0, so the rest of the run goes on without the peer.
 2. Checks it against the C++: last-position logits of the reference prompts, with
    and without its KV cache, and the 32 greedy characters. A mismatch is printed and
    the exit status is 1 (after the JSON is written).
+   With --blas-as-installed it leaves OpenBLAS to choose its kernels, as a plain
+   `import torch` does (on these machines OpenBLAS 0.3.21 does not know the CPU and
+   takes its slow Prescott kernels); by default it names the same kernels as the C++.
 3. Times, on ONE thread (torch.set_num_threads(1)), writing 32 / 64 / 120 characters
    after a newline at T 0.8 with top-k 20, without a cache (the whole context again
    each step) and with its own KV cache (preallocated, one position per step): the
@@ -52,7 +55,10 @@ def choose_openblas_kernels():
         os.environ["OPENBLAS_CORETYPE"] = "Haswell"
 
 
-choose_openblas_kernels()
+# --blas-as-installed: leave OpenBLAS to pick its kernels itself, as a plain
+# `import torch` does on this machine (it must be decided before torch loads).
+if "--blas-as-installed" not in sys.argv:
+    choose_openblas_kernels()
 try:
     import numpy as np
     import torch
@@ -236,6 +242,19 @@ def train_step_tokens_per_s(model, steps, B=32):
     return B * T / seconds, seconds
 
 
+def openblas_core():
+    """The kernels OpenBLAS actually chose in this process (e.g. 'Prescott', 'SkylakeX')."""
+    import ctypes
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as f:
+            paths = sorted({line.split()[-1] for line in f if "libopenblas" in line})
+        corename = ctypes.CDLL(paths[0]).openblas_get_corename
+        corename.restype = ctypes.c_char_p
+        return corename().decode()
+    except (OSError, IndexError, AttributeError):
+        return "unknown"
+
+
 # --- main -----------------------------------------------------------------------------
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -245,6 +264,8 @@ def main():
     parser.add_argument("--train-steps", type=int, default=3, help="timed training steps")
     parser.add_argument("--lengths", default="32,64,120")
     parser.add_argument("--smoke", action="store_true", help="1 run each, 32 characters only")
+    parser.add_argument("--blas-as-installed", action="store_true",
+                        help="do not choose OpenBLAS kernels (default: the same ones as the C++)")
     args = parser.parse_args()
     if args.smoke:
         args.repeats, args.train_steps, args.lengths = 1, 1, "32"
@@ -255,6 +276,7 @@ def main():
     model = model_from_checkpoint(reference["checkpoint"])
     result = {"torch_version": torch.__version__, "python": platform.python_version(),
               "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE", ""),
+              "openblas_core": openblas_core(), "blas_as_installed": args.blas_as_installed,
               "checkpoint": reference["checkpoint"]}
 
     # 1. the same logits as the C++?
@@ -283,6 +305,8 @@ def main():
     result["logits_max_abs_diff"] = worst
     result["logits_match"] = bool(ok)
     result["greedy_match"] = greedy_same
+    print(f"torch_peer: OpenBLAS kernels {result['openblas_core']}"
+          f"{' (as installed)' if args.blas_as_installed else ' (chosen like the C++)'}")
     print(f"torch_peer: logits vs C++ max |diff| {worst:.2e} ({'match' if ok else 'MISMATCH'}), "
           f"greedy 32 characters {'identical' if greedy_same else 'DIFFERENT'}")
 

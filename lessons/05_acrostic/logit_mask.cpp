@@ -10,7 +10,10 @@ namespace tang {
 LogitMask::LogitMask(std::size_t vocab_size) : allowed_(vocab_size, true) {}
 
 LogitMask& LogitMask::ban(TokenId id) {
-  allowed_.at(static_cast<std::size_t>(id)) = false;
+  if (allowed_.at(static_cast<std::size_t>(id))) {
+    allowed_[static_cast<std::size_t>(id)] = false;
+    banned_.push_back(id);
+  }
   return *this;
 }
 
@@ -22,22 +25,24 @@ LogitMask& LogitMask::ban(const Tokenizer& tokenizer, const std::vector<std::str
 }
 
 LogitMask& LogitMask::allow_only(std::span<const TokenId> ids) {
-  std::fill(allowed_.begin(), allowed_.end(), false);
-  for (TokenId id : ids) allowed_.at(static_cast<std::size_t>(id)) = true;
+  std::vector<bool> keep(allowed_.size(), false);
+  for (TokenId id : ids) keep.at(static_cast<std::size_t>(id)) = true;
+  allowed_.assign(allowed_.size(), true);
+  banned_.clear();
+  for (std::size_t i = 0; i < keep.size(); ++i) {
+    if (!keep[i]) ban(static_cast<TokenId>(i));
+  }
   return *this;
-}
-
-std::size_t LogitMask::allowed_count() const {
-  return static_cast<std::size_t>(std::count(allowed_.begin(), allowed_.end(), true));
 }
 
 void LogitMask::apply(std::span<float> logits) const {
   if (allowed_count() == 0) {
-    throw UserError("the constraints allow no character at all: loosen them (an empty allowed set "
-                    "cannot be sampled)");
+    throw UserError(
+        "the constraints allow no character at all: loosen them (an empty allowed set "
+        "cannot be sampled)");
   }
-  for (std::size_t i = 0; i < logits.size(); ++i) {
-    if (!allowed_[i]) logits[i] = -std::numeric_limits<float>::infinity();
+  for (const TokenId id : banned_) {
+    logits[static_cast<std::size_t>(id)] = -std::numeric_limits<float>::infinity();
   }
 }
 

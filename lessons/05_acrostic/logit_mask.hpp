@@ -24,13 +24,15 @@ class LogitMask {
   LogitMask& allow_only(std::span<const TokenId> ids);
 
   bool allows(TokenId id) const { return allowed_[static_cast<std::size_t>(id)]; }
-  std::size_t allowed_count() const;
+  std::size_t allowed_count() const { return allowed_.size() - banned_.size(); }
 
   // Sets banned logits to -infinity. Throws UserError when nothing is allowed.
+  // Touches only the banned ids: 3 stores for inside_line_mask, not 7,129.
   void apply(std::span<float> logits) const;
 
  private:
-  std::vector<bool> allowed_;
+  std::vector<bool> allowed_;    // (V): may this id come next?
+  std::vector<TokenId> banned_;  // the ids that may not, each once
 };
 
 // Inside a line of verse: no "，", no "。", no newline.
