@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bench_common.hpp"
+#include "bench_writing.hpp"
 #include "decoder.hpp"
 #include "poem_writer.hpp"
 #include "temperature.hpp"
@@ -42,19 +43,7 @@ void BM_argmax(benchmark::State& state) {
 }
 
 void BM_write_chars(benchmark::State& state) {
-  const GPT& model = bench::course_model();
-  const auto n = static_cast<std::size_t>(state.range(0));
-  Decoder decoder(model, /*use_cache=*/true);
-  const Picker pick = temperature_picker(1.0f);
-  std::vector<TokenId> context;
-  bench::StepClock clock(state);
-  for (auto _ : state) {
-    decoder.reset();
-    context = bench::ids(model, "\n");
-    Rng rng(42);
-    benchmark::DoNotOptimize(write(decoder, context, pick, rng, n, /*stop_at_newline=*/false).data());
-  }
-  clock.finish(state, static_cast<double>(n), "chars_per_s");
+  bench::time_writing(state, temperature_picker(1.0f), static_cast<std::size_t>(state.range(0)));
 }
 
 void register_lesson() {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bench_common.hpp"
+#include "bench_writing.hpp"
 #include "decoder.hpp"
 #include "next_char.hpp"
 #include "poem_writer.hpp"
@@ -107,20 +108,7 @@ void BM_sample_next(benchmark::State& state, bool use_top_p) {
 }
 
 void BM_write_chars(benchmark::State& state, bool use_top_p) {
-  const GPT& model = bench::course_model();
-  const std::size_t n = 64;
-  Decoder decoder(model, /*use_cache=*/true);
-  const Picker pick = sampling_picker(settings_for(use_top_p));
-  std::vector<TokenId> context;
-  bench::StepClock clock(state);
-  for (auto _ : state) {
-    decoder.reset();
-    context = bench::ids(model, "\n");
-    Rng rng(42);
-    benchmark::DoNotOptimize(
-        write(decoder, context, pick, rng, n, /*stop_at_newline=*/false).data());
-  }
-  clock.finish(state, static_cast<double>(n), "chars_per_s");
+  bench::time_writing(state, sampling_picker(settings_for(use_top_p)), 64);
 }
 
 void register_lesson() {
