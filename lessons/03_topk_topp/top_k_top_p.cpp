@@ -69,7 +69,8 @@ void keep_up_to(std::span<float> probabilities, NucleusKey last) {
     q[i] = in ? q[i] : 0.0f;
     kept += q[i];
   }
-  for (float& x : probabilities) x /= kept;
+  const float scale = 1.0f / kept;  // one division, then multiplications (much cheaper)
+  for (float& x : probabilities) x *= scale;
 }
 
 // Sorts the keys (best first), adds them up and returns the first one at
@@ -100,7 +101,8 @@ struct Mass {
 Mass mass_at_or_above(std::span<const float> probabilities, float threshold) {
   const float* q = probabilities.data();
   const std::size_t n = probabilities.size();
-  std::int64_t units = 0, count = 0;
+  std::int64_t units = 0;
+  std::int32_t count = 0;  // 32 bits: 16 lanes at a time instead of 8
   // two loops: GCC vectorises each of them better than the two sums in one
 #pragma omp simd reduction(+ : units)
   for (std::size_t i = 0; i < n; ++i) {
@@ -135,11 +137,23 @@ NucleusKey last_member_by_bisection(std::span<const float> probabilities, float 
   }
   // Everything at or above `hi` is in the nucleus (it sorts first and holds
   // less than p); the last member is among the few in [lo, hi).
+  // lo <= bits < hi as one unsigned comparison; a vectorised test of 16 at a
+  // time skips the blocks that hold none of them (nearly all).
+  const auto in_bracket = [lo, width = hi - lo](float q) {
+    return std::bit_cast<std::uint32_t>(q) - lo < width;
+  };
+  const float* q = probabilities.data();
+  const std::size_t n = probabilities.size();
   keys.clear();
-  for (std::size_t i = 0; i < probabilities.size(); ++i) {
-    // lo <= bits < hi as one unsigned comparison: a branch that is rarely taken
-    const auto bits = std::bit_cast<std::uint32_t>(probabilities[i]);
-    if (bits - lo < hi - lo) keys.push_back(key_of(probabilities[i], i));
+  for (std::size_t block = 0; block < n; block += 16) {
+    const std::size_t end = std::min(block + 16, n);
+    int any = 0;
+#pragma omp simd reduction(| : any)
+    for (std::size_t i = block; i < end; ++i) any |= in_bracket(q[i]) ? 1 : 0;
+    if (any == 0) continue;
+    for (std::size_t i = block; i < end; ++i) {
+      if (in_bracket(q[i])) keys.push_back(key_of(q[i], i));
+    }
   }
   std::sort(keys.begin(), keys.end(), std::greater<NucleusKey>());
   std::int64_t total = from_hi.units;
