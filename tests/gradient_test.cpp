@@ -5,6 +5,7 @@
 // numeric check nudges each input by +-eps and measures
 // (L(x + eps) - L(x - eps)) / (2 eps), with L summed in double precision.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <functional>
@@ -112,6 +113,62 @@ TEST(OpGradients, MatmulSingleRowUsesTheSameMaths) {
     reference[o] = static_cast<float>(s);
   }
   for (std::size_t o = 0; o < OC; ++o) EXPECT_NEAR(gemv[o], reference[o], 1e-5);
+}
+
+// Training splits each matrix product's rows over the OpenMP threads (each
+// thread its own single-threaded sgemm): with uneven shares the result must
+// still be the plain product, in both directions.
+TEST(OpGradients, MatmulSplitOverThreadsIsThePlainProduct) {
+  tang::Rng rng(5);
+  const std::size_t N = 131, IC = 24, OC = 37;  // N >= 64: split; 131 rows share unevenly
+  const Floats x = random_floats(N * IC, rng), w = random_floats(OC * IC, rng),
+               b = random_floats(OC, rng), dout = random_floats(N * OC, rng);
+  Floats y(N * OC), dx(N * IC, 0.5f), dw(OC * IC, 0.25f), db(OC, 0.0f);
+  const int threads_before = omp_get_max_threads();
+  omp_set_num_threads(3);
+  tang::ops::matmul_forward(y.data(), x.data(), w.data(), b.data(), N, IC, OC);
+  tang::ops::matmul_backward(dx.data(), dw.data(), db.data(), dout.data(), x.data(), w.data(), N,
+                             IC, OC);
+  omp_set_num_threads(threads_before);
+  for (std::size_t n = 0; n < N; ++n) {
+    for (std::size_t o = 0; o < OC; ++o) {
+      double s = b[o];
+      for (std::size_t i = 0; i < IC; ++i) s += static_cast<double>(x[n * IC + i]) * w[o * IC + i];
+      ASSERT_NEAR(y[n * OC + o], s, 1e-4) << "out row " << n << " col " << o;
+    }
+    for (std::size_t i = 0; i < IC; ++i) {  // dx accumulates onto its 0.5
+      double s = 0.5;
+      for (std::size_t o = 0; o < OC; ++o)
+        s += static_cast<double>(dout[n * OC + o]) * w[o * IC + i];
+      ASSERT_NEAR(dx[n * IC + i], s, 1e-4) << "dinp row " << n << " col " << i;
+    }
+  }
+  for (std::size_t o = 0; o < OC; ++o) {
+    for (std::size_t i = 0; i < IC; ++i) {  // dw accumulates onto its 0.25
+      double s = 0.25;
+      for (std::size_t n = 0; n < N; ++n)
+        s += static_cast<double>(dout[n * OC + o]) * x[n * IC + i];
+      ASSERT_NEAR(dw[o * IC + i], s, 1e-3) << "dweight row " << o << " col " << i;
+    }
+  }
+}
+
+// GELU runs in vector lanes and, for big tensors, in chunks over the threads:
+// every element must get what it gets alone (the one-element call is scalar).
+TEST(OpGradients, GeluInChunksMatchesOneAtATime) {
+  tang::Rng rng(6);
+  const std::size_t n = 3 * 4096 + 5;  // more than one chunk, and a ragged end
+  const Floats x = random_floats(n, rng, 3.0f), dout = random_floats(n, rng);
+  Floats y(n), dx(n, 0.0f);
+  tang::ops::gelu_forward(y.data(), x.data(), n);
+  tang::ops::gelu_backward(dx.data(), x.data(), dout.data(), n);
+  for (std::size_t i = 0; i < n; ++i) {
+    float one = 0.0f, done = 0.0f;
+    tang::ops::gelu_forward(&one, &x[i], 1);
+    tang::ops::gelu_backward(&done, &x[i], &dout[i], 1);
+    ASSERT_NEAR(y[i], one, 1e-6f * (1.0f + std::abs(one))) << "gelu at " << i << " x " << x[i];
+    ASSERT_NEAR(dx[i], done, 1e-6f * (1.0f + std::abs(done))) << "gelu' at " << i;
+  }
 }
 
 TEST(OpGradients, Gelu) {
