@@ -2,7 +2,7 @@
 # Runs every lesson's benchmark with fixed settings, then the PyTorch peer, and
 # prints ONE comparison table across the lessons (docs/benchmarks.md explains it).
 #
-#   scripts/run_benchmarks.sh                 the full run (about 5 minutes here)
+#   scripts/run_benchmarks.sh                 the full run (about 3 minutes here)
 #   scripts/run_benchmarks.sh --smoke         a quick pass to see that everything
 #                                             works; its numbers mean little
 #   scripts/run_benchmarks.sh --note "TEXT"   TEXT goes above the table and into the chart
