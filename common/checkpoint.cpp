@@ -1,6 +1,8 @@
 #include "checkpoint.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -135,6 +137,15 @@ GPT model_from_safetensors(const SafetensorsFile& file, const std::string& path)
   Tensor<1> parameters = Tensor<1>::from_shape({parameter_count(config)});
   for (std::size_t i = 0; i < layout.size(); ++i) {
     const std::vector<float> values = found[i]->to_floats();
+    // A NaN or infinite weight would turn every logit into NaN and the text
+    // into garbage without a word: a damaged file (or a diverged training run).
+    const auto bad_value =
+        std::find_if(values.begin(), values.end(), [](float v) { return !std::isfinite(v); });
+    if (bad_value != values.end()) {
+      bad(path, "has tensor '" + layout[i].name + "' with a non-finite value (" +
+                    std::to_string(*bad_value) + ") at element " +
+                    std::to_string(bad_value - values.begin()));
+    }
     std::copy(values.begin(), values.end(),
               parameters.begin() + static_cast<std::ptrdiff_t>(layout[i].offset));
   }

@@ -15,11 +15,13 @@
 #include <unistd.h>  // getpid
 
 #include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -240,6 +242,19 @@ std::vector<BadFile> bad_files() {
                     f.tensors.push_back(tang::make_f32_tensor("lm\nhead", {4}, zeros.data()));
                   }),
                   "has an unexpected tensor 'lm\\nhead'"});
+  // A weight that is not a number: every logit would be NaN, the text garbage.
+  const auto with_weight = [](const std::string& name, std::size_t element, float value) {
+    return rewritten([=](SafetensorsFile& f) {
+      for (auto& t : f.tensors) {
+        if (t.name == name) std::memcpy(t.bytes.data() + 4 * element, &value, 4);
+      }
+    });
+  };
+  rows.push_back({"NaN weight", with_weight("h.0.attn.proj.bias", 2, std::nanf("")),
+                  "has tensor 'h.0.attn.proj.bias' with a non-finite value (nan) at element 2"});
+  rows.push_back({"infinite weight",
+                  with_weight("wte.weight", 7, std::numeric_limits<float>::infinity()),
+                  "has tensor 'wte.weight' with a non-finite value (inf) at element 7"});
   rows.push_back({"non-F32 dtype for a model tensor", rewritten([](SafetensorsFile& f) {
                     for (auto& t : f.tensors) {
                       if (t.name == "h.0.ln_1.weight") t.dtype = "I32";  // same 4 bytes a value

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -56,8 +57,8 @@ std::string trainer_command(const fs::path& dir, const fs::path& corpus, const s
                             const std::string& dims = "16") {
   return std::string(LESSON_00_TRAIN) + " --data " + corpus.string() + " --out " +
          (dir / "model.safetensors").string() + " --state " + (dir / "state.safetensors").string() +
-         " --log " + (dir / "log.csv").string() +
-         " --layers 1 --heads 2 --dims " + dims + " --block-size 16 --batch 4 --steps 12 --warmup 2"
+         " --log " + (dir / "log.csv").string() + " --layers 1 --heads 2 --dims " + dims +
+         " --block-size 16 --batch 4 --steps 12 --warmup 2"
          " --eval-every 6 --save-every 3 --threads 1 " +
          extra;
 }
@@ -149,6 +150,20 @@ TEST(Trainer, EvalPrintsTheHeldOutLossOfACheckpoint) {
   EXPECT_NE(eval.output.find("held-out loss"), std::string::npos) << eval.output;
   EXPECT_FALSE(fs::exists(dir / "model.safetensors.tmp"))
       << "checkpoints are written through a rename";
+}
+
+TEST(Trainer, ADivergedStepIsRefusedBeforeTheUpdate) {
+  EXPECT_NO_THROW(tang::require_finite_step(3.25f, 0.75f, 5));
+  try {
+    tang::require_finite_step(std::nanf(""), 1.0f, 17);
+    FAIL() << "a NaN loss must stop training";
+  } catch (const tang::UserError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("diverged at step 17"), std::string::npos) << what;
+    EXPECT_NE(what.find("--resume"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << "one line";
+  }
+  EXPECT_THROW(tang::require_finite_step(2.0f, INFINITY, 3), tang::UserError);
 }
 
 TEST(TrainingInput, InvalidUtf8NamesTheLine) {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "errors.hpp"
 #include "parameters.hpp"
 
 namespace tang {
@@ -54,6 +55,14 @@ float cosine_lr(long step, long warmup, long total, float max_lr, float min_lr) 
   if (step >= total) return min_lr;
   const double progress = static_cast<double>(step - warmup) / static_cast<double>(total - warmup);
   return min_lr + static_cast<float>(0.5 * (1.0 + std::cos(M_PI * progress))) * (max_lr - min_lr);
+}
+
+void require_finite_step(float loss, float grad_norm, long step) {
+  if (std::isfinite(loss) && std::isfinite(grad_norm)) return;
+  throw UserError("training diverged at step " + std::to_string(step) + " (loss " +
+                  std::to_string(loss) + ", gradient norm " + std::to_string(grad_norm) +
+                  "): nothing of this step was saved; continue from the last saved state with "
+                  "--resume and a lower --lr");
 }
 
 }  // namespace tang

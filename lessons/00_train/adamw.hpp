@@ -37,6 +37,11 @@ class AdamW {
 // Scales grads so their global L2 norm is at most max_norm; returns the norm before.
 float clip_grad_norm(Tensor<1>& grads, float max_norm);
 
+// Throws UserError when the loss or the gradient norm of `step` is NaN or
+// infinite (training diverged): called before the update, so that the weights
+// and the last saved state stay finite and --resume can go on from there.
+void require_finite_step(float loss, float grad_norm, long step);
+
 // Linear warm-up to max_lr over warmup steps, then cosine down to min_lr at total steps.
 float cosine_lr(long step, long warmup, long total, float max_lr, float min_lr);
 

@@ -143,6 +143,7 @@ int train(const Options& o) {
     const float loss = model.forward(inputs, targets, o.batch, o.block);
     model.backward();
     const float norm = tang::clip_grad_norm(model.grads, o.clip);
+    tang::require_finite_step(loss, norm, progress.step + 1);
     const float lr = tang::cosine_lr(progress.step, o.warmup, o.steps, o.lr, o.min_lr);
     optimizer.update(model.params, model.grads, lr, progress.step + 1);
     progress.step += 1;
