@@ -7,7 +7,7 @@
 //   lesson03/top_p/full_sort        top_p_filter, p = 0.9: sorts the whole vocabulary
 //   lesson03/top_p/cutoff           top_p_filter_with_cutoff: drops every probability
 //                                   below (1 - p) / (V - 1) (llama2.c), then finds the
-//                                   nucleus by quickselect instead of sorting
+//                                   nucleus's edge by bisection instead of sorting
 //   lesson03/sample_next/top_k      the full sampling step: T -> top-k -> softmax -> coin
 //   lesson03/sample_next/top_p      T -> softmax -> top-p (cut-off) -> coin
 //   lesson03/write_chars/top_k|top_p  64 characters with the cache: characters/s

@@ -6,7 +6,6 @@
 // floats in one AVX-512 register), and declaring the functions `simd` tells
 // GCC they exist; a loop marked `#pragma omp simd` then calls them. Their
 // results are within a few units in the last place of the scalar ones.
-// Measured here: GELU over 512 values 6.6 us scalar, 0.4 us with libmvec.
 //
 // glibc's own <math.h> makes these declarations only under -ffast-math, which
 // would also loosen everything else; this header makes just these two. Other

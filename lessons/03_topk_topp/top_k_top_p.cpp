@@ -73,11 +73,11 @@ void keep_up_to(std::span<float> probabilities, NucleusKey last) {
   for (float& x : probabilities) x *= scale;
 }
 
-// Sorts the keys (best first), adds them up and returns the first one at
-// which the running total reaches p (the last one if it never does).
-NucleusKey last_member_by_sorting(std::vector<NucleusKey>& keys, float p) {
+// Sorts the keys (best first), adds them up after `total` (what sorts before
+// all of them) and returns the first one at which the running total reaches p
+// (the last one if it never does).
+NucleusKey last_member_by_sorting(std::vector<NucleusKey>& keys, float p, double total = 0.0) {
   std::sort(keys.begin(), keys.end(), std::greater<NucleusKey>());
-  double total = 0.0;
   for (const NucleusKey key : keys) {
     total += probability_of(key);
     if (total >= p) return key;
@@ -155,13 +155,9 @@ NucleusKey last_member_by_bisection(std::span<const float> probabilities, float 
       if (in_bracket(q[i])) keys.push_back(key_of(q[i], i));
     }
   }
-  std::sort(keys.begin(), keys.end(), std::greater<NucleusKey>());
-  std::int64_t total = from_hi.units;
-  for (const NucleusKey key : keys) {
-    total += static_cast<std::int64_t>(probability_of(key) * kUnitsPerOne);
-    if (static_cast<double>(total) >= p_units) return key;
-  }
-  return keys.back();  // unreachable when mass_at_or_above(lo) >= p
+  // from_hi in a double is exact (under 2^53 units), and so are the sums after
+  // it: every term is a whole number of units too.
+  return last_member_by_sorting(keys, p, static_cast<double>(from_hi.units) / kUnitsPerOne);
 }
 
 }  // namespace

@@ -42,7 +42,8 @@ void top_p_filter(std::span<float> probabilities, float p, std::vector<NucleusKe
 
 // The same result, faster: characters with probability < (1 - p) / (n - 1)
 // are not needed for the nucleus (llama2.c's trick), and instead of sorting
-// the rest, partial selection brings the best few hundred to the front and
+// the rest, a binary search on the probability threshold (one vectorised pass
+// per guess) narrows the nucleus's edge down to a few dozen characters, and
 // only those are sorted; when the cut-off leaves too little, it falls back to
 // top_p_filter.
 void top_p_filter_with_cutoff(std::span<float> probabilities, float p,
