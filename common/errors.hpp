@@ -1,4 +1,4 @@
-// errors.hpp: the one exception type for bad input from a user.
+// errors.hpp: the exception types for bad input from a user.
 //
 // A UserError carries one line that says what is wrong and what to do about
 // it. Programs catch it in main(), print the line to stderr and exit with a
@@ -19,12 +19,14 @@ struct UserError : std::runtime_error {
   explicit UserError(const std::string& message) : std::runtime_error(one_line(message)) {}
 };
 
-}  // namespace tang
+// A flag whose value cannot work: exit status 2, like a flag CLI11 rejects.
+struct BadOption : UserError {
+  using UserError::UserError;
+};
 
-namespace tang {
-
-// Thrown by an exercise stub the learner has not completed yet; the message
-// names the file to edit.
+// Thrown by an exercise stub the learner has not completed yet. The message is
+// "not implemented yet: see exercise NN (<the file to edit>)"; a lesson prints
+// it in place of the sections that need that exercise and runs the others.
 struct NotImplemented : std::logic_error {
   using std::logic_error::logic_error;
 };

@@ -1,12 +1,8 @@
 #include "gpt.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <cstring>
 #include <stdexcept>
 
 #include "ops.hpp"
-#include "vector_math.hpp"
 
 namespace tang {
 
@@ -30,107 +26,72 @@ GPT::GPT(GPT&& other) noexcept
       parameters_(std::move(other.parameters_)),
       weights_(bind_weights(config_, parameters_.data())) {}
 
-KVCache::KVCache(const GPTConfig& config)
-    : k(Tensor<3>::from_shape({config.n_layer, config.block_size, config.n_embd})),
-      v(Tensor<3>::from_shape({config.n_layer, config.block_size, config.n_embd})) {}
+const Kernels kPlainKernels = {ops::matmul_forward, ops::attention_forward, ops::layernorm_forward,
+                               ops::gelu_forward};
 
-std::size_t kv_cache_bytes_per_position(const GPTConfig& config) {
-  return 2 * config.n_layer * config.n_embd * sizeof(float);
-}
-
-ForwardState::ForwardState(const GPTConfig& c)
-    : x(Tensor<2>::from_shape({c.block_size, c.n_embd})),
-      xn(Tensor<2>::from_shape({c.block_size, c.n_embd})),
-      qkv(Tensor<2>::from_shape({c.block_size, 3 * c.n_embd})),
-      att(Tensor<2>::from_shape({c.block_size, c.n_embd})),
-      hidden(Tensor<2>::from_shape({c.block_size, 4 * c.n_embd})),
-      mlp(Tensor<2>::from_shape({c.block_size, 4 * c.n_embd})),
-      scores(Tensor<1>::from_shape({c.block_size})),
-      logits(Tensor<2>::from_shape({c.block_size, c.vocab_size})) {}
-
-void cached_attention(float* out, const float* qkv, const float* k_cache, const float* v_cache,
-                      std::size_t T, std::size_t start, std::size_t C, std::size_t NH,
-                      float* scores) {
-  const std::size_t HS = C / NH;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
-  for (std::size_t t = 0; t < T; ++t) {
-    const std::size_t visible = start + t + 1;  // positions 0 .. start+t
-    for (std::size_t h = 0; h < NH; ++h) {
-      const float* q = qkv + t * 3 * C + h * HS;  // (HS)
-      for (std::size_t j = 0; j < visible; ++j) {
-        const float* k = k_cache + j * C + h * HS;
-        float dot = 0.0f;
-#pragma omp simd reduction(+ : dot)
-        for (std::size_t i = 0; i < HS; ++i) dot += q[i] * k[i];
-        scores[j] = dot * scale;
-      }
-      const float max = max_of(scores, visible);
-      const float sum = exp_minus_max_and_sum(scores, scores, visible, max);
-      float* o = out + t * C + h * HS;  // (HS)
-      std::fill(o, o + HS, 0.0f);
-      for (std::size_t j = 0; j < visible; ++j) {
-        const float* v = v_cache + j * C + h * HS;
-        const float p = scores[j] / sum;
-        for (std::size_t i = 0; i < HS; ++i) o[i] += p * v[i];
-      }
-    }
+Activations::Activations(const GPTConfig& c, std::size_t max_batch_) : max_batch(max_batch_) {
+  const std::size_t N = max_batch * c.block_size, C = c.n_embd, T = c.block_size;
+  auto matrix = [](std::size_t rows, std::size_t cols) { return Tensor<2>::from_shape({rows, cols}); };
+  auto vector = [](std::size_t n) { return Tensor<1>::from_shape({n}); };
+  encoded = matrix(N, C);
+  for (std::size_t l = 0; l < c.n_layer; ++l) {
+    layers.push_back({matrix(N, C), vector(N), vector(N), matrix(N, 3 * C),
+                      vector(max_batch * c.n_head * T * T), matrix(N, C), matrix(N, C),
+                      matrix(N, C), vector(N), vector(N), matrix(N, 4 * C), matrix(N, 4 * C),
+                      matrix(N, C)});
   }
+  lnf = matrix(N, C);
+  lnf_mean = vector(N);
+  lnf_rstd = vector(N);
+  logits = matrix(N, c.vocab_size);
 }
 
-View<2> forward(const GPT& model, std::span<const TokenId> tokens, std::size_t start,
-                KVCache& cache, ForwardState& s, LogitsFor which) {
-  const GPTConfig& cfg = model.config();
-  const GPTWeights& w = model.weights();
-  const std::size_t T = tokens.size(), C = cfg.n_embd, V = cfg.vocab_size;
-  if (T == 0) throw std::invalid_argument("forward: no tokens");
-  if (start != cache.length) throw std::invalid_argument("forward: start must equal cache.length");
-  if (start + T > cfg.block_size)
-    throw std::invalid_argument("forward: text longer than the context");
+View<2> forward(const GPTConfig& cfg, const GPTWeights& w, std::span<const TokenId> tokens,
+                std::size_t B, std::size_t T, Activations& a, const Kernels& k, LogitsFor which) {
+  const std::size_t N = B * T, C = cfg.n_embd, V = cfg.vocab_size, NH = cfg.n_head;
+  if (B == 0 || T == 0 || tokens.size() != N) throw std::invalid_argument("forward: no tokens");
+  if (T > cfg.block_size) throw std::invalid_argument("forward: text longer than the context");
+  if (B > a.max_batch) throw std::invalid_argument("forward: batch larger than the activations");
+  if (which == LogitsFor::kLastPosition && B != 1)
+    throw std::invalid_argument("forward: last-position logits are for one sequence");
   for (TokenId id : tokens) {
     if (id < 0 || static_cast<std::size_t>(id) >= V)
       throw std::invalid_argument("forward: token id out of range");
   }
 
-  float* x = s.x.data();  // (T, C)
-  ops::encoder_forward(x, tokens.data(), w.wte.data(), w.wpe.data(), 1, T, C, start);
-
+  ops::encoder_forward(a.encoded.data(), tokens.data(), w.wte, w.wpe, B, T, C);
+  const float* x = a.encoded.data();  // (N, C) the residual stream entering each block
   for (std::size_t l = 0; l < cfg.n_layer; ++l) {
     const LayerWeights& lw = w.layers[l];
-    // attention half: x += proj(attention(ln_1(x)))
-    ops::layernorm_forward(s.xn.data(), nullptr, nullptr, x, lw.ln1_w.data(), lw.ln1_b.data(), T,
-                           C);
-    ops::matmul_forward(s.qkv.data(), s.xn.data(), lw.qkv_w.data(), lw.qkv_b.data(), T, C, 3 * C);
-    // append the new keys and values to this layer's cache, at positions start..start+T-1
-    float* k_cache = &cache.k(l, 0, 0);  // (T_max, C)
-    float* v_cache = &cache.v(l, 0, 0);  // (T_max, C)
-    for (std::size_t t = 0; t < T; ++t) {
-      const float* row = s.qkv.data() + t * 3 * C;
-      std::memcpy(k_cache + (start + t) * C, row + C, C * sizeof(float));
-      std::memcpy(v_cache + (start + t) * C, row + 2 * C, C * sizeof(float));
-    }
-    cached_attention(s.att.data(), s.qkv.data(), k_cache, v_cache, T, start, C, cfg.n_head,
-                     s.scores.data());
-    ops::matmul_forward(s.xn.data(), s.att.data(), lw.attn_proj_w.data(), lw.attn_proj_b.data(), T,
-                        C, C);
-    ops::residual_forward(x, x, s.xn.data(), T * C);
-    // MLP half: x += proj(gelu(fc(ln_2(x))))
-    ops::layernorm_forward(s.xn.data(), nullptr, nullptr, x, lw.ln2_w.data(), lw.ln2_b.data(), T,
-                           C);
-    ops::matmul_forward(s.hidden.data(), s.xn.data(), lw.fc_w.data(), lw.fc_b.data(), T, C, 4 * C);
-    ops::gelu_forward(s.mlp.data(), s.hidden.data(), T * 4 * C);
-    ops::matmul_forward(s.xn.data(), s.mlp.data(), lw.fc_proj_w.data(), lw.fc_proj_b.data(), T,
-                        4 * C, C);
-    ops::residual_forward(x, x, s.xn.data(), T * C);
+    Activations::Layer& L = a.layers[l];
+    // attention half: residual2 = x + proj(attention(ln_1(x)))
+    k.layernorm(L.ln1.data(), L.ln1_mean.data(), L.ln1_rstd.data(), x, lw.ln1_w, lw.ln1_b, N, C);
+    k.matmul(L.qkv.data(), L.ln1.data(), lw.qkv_w, lw.qkv_b, N, C, 3 * C);
+    k.attention(L.atty.data(), L.att.data(), L.qkv.data(), B, T, C, NH);
+    k.matmul(L.residual2.data(), L.atty.data(), lw.attn_proj_w, lw.attn_proj_b, N, C, C);
+    ops::residual_forward(L.residual2.data(), x, L.residual2.data(), N * C);
+    // MLP half: residual3 = residual2 + proj(gelu(fc(ln_2(residual2))))
+    k.layernorm(L.ln2.data(), L.ln2_mean.data(), L.ln2_rstd.data(), L.residual2.data(), lw.ln2_w,
+                lw.ln2_b, N, C);
+    k.matmul(L.fch.data(), L.ln2.data(), lw.fc_w, lw.fc_b, N, C, 4 * C);
+    k.gelu(L.fch_gelu.data(), L.fch.data(), N * 4 * C);
+    k.matmul(L.residual3.data(), L.fch_gelu.data(), lw.fc_proj_w, lw.fc_proj_b, N, 4 * C, C);
+    ops::residual_forward(L.residual3.data(), L.residual2.data(), L.residual3.data(), N * C);
+    x = L.residual3.data();
   }
-  cache.length = start + T;
 
-  // final LayerNorm, then the tied output layer: logits = xn @ wte^T
+  // final LayerNorm, then the tied output layer: logits = ln_f(x) @ wte^T
   const std::size_t first = which == LogitsFor::kLastPosition ? T - 1 : 0;
-  const std::size_t rows = T - first;
-  ops::layernorm_forward(s.xn.data(), nullptr, nullptr, x + first * C, w.lnf_w.data(),
-                         w.lnf_b.data(), rows, C);
-  ops::matmul_forward(s.logits.data(), s.xn.data(), w.wte.data(), nullptr, rows, C, V);
-  return view_of<2>(s.logits.data(), {rows, V});
+  const std::size_t rows = N - first;
+  k.layernorm(a.lnf.data(), a.lnf_mean.data(), a.lnf_rstd.data(), x, w.lnf_w, w.lnf_b, N, C);
+  k.matmul(a.logits.data(), a.lnf.data() + first * C, w.wte, nullptr, rows, C, V);
+  return view_of<2>(a.logits.data(), {rows, V});
+}
+
+View<2> forward(const GPT& model, std::span<const TokenId> tokens, Activations& acts,
+                LogitsFor which) {
+  return forward(model.config(), model.weights(), tokens, 1, tokens.size(), acts, kPlainKernels,
+                 which);
 }
 
 }  // namespace tang

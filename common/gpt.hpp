@@ -1,22 +1,23 @@
-// gpt.hpp: the model core every lesson shares.
+// gpt.hpp: the model every lesson shares, without a cache.
 //
-// GPT holds a config, a tokenizer and the parameters. forward() runs new
-// characters through it, reading and extending a KV cache:
+// GPT holds a config, a tokenizer and the parameters. forward() reads a whole
+// window of text and scores, at every position, every character that could
+// come next (the logits):
 //
-//   forward(model, tokens, start, cache, state, which)
+//   forward(model, tokens, acts)   tokens (T) -> acts.logits (T, V) or (1, V)
 //
-//   tokens  the T new characters, at absolute positions start .. start+T-1
-//   cache   keys and values of positions 0 .. start-1 (cache.length == start);
-//           forward appends those of the new positions
-//   which   logits for the last position only (generation) or for all T
+// Nothing is remembered between calls: to write a text, a lesson calls
+// forward on the whole text again after every new character. Lesson 06 adds
+// the KV cache that removes that repeated work (lessons/06_kvcache/kv_cache.cpp
+// is this file's forward with the cache added).
 //
-// Without a cache you simply reset it and pass the whole text with start = 0:
-// that recomputes everything, which is what lesson 06 measures.
-// All buffers live in ForwardState, allocated once for block_size positions, so
-// a decoding step allocates nothing.
+// Everything forward computes is kept in Activations, allocated once; the
+// trainer (lessons/00_train) reads them back in its backward pass, so training
+// and the lessons run one and the same forward.
 #pragma once
 
 #include <span>
+#include <vector>
 
 #include "config.hpp"
 #include "parameters.hpp"
@@ -45,46 +46,54 @@ class GPT {
   GPTWeights weights_;    // named views into parameters_
 };
 
-// Per layer, the key and value vector of every position read so far.
-struct KVCache {
-  explicit KVCache(const GPTConfig& config);
-  Tensor<3> k;             // (L, T_max, C)
-  Tensor<3> v;             // (L, T_max, C)
-  std::size_t length = 0;  // positions held
-  void reset() { length = 0; }
-  std::size_t capacity() const { return k.shape(1); }
+// The four heavy operations of forward, as swappable functions. The lessons
+// use kPlainKernels (ops.hpp: plain loops, the same bits on every machine);
+// the trainer and the benchmarks pass fast::kernels() (common/fast/).
+struct Kernels {
+  void (*matmul)(float* out, const float* inp, const float* weight, const float* bias,
+                 std::size_t N, std::size_t IC, std::size_t OC);
+  void (*attention)(float* out, float* att, const float* qkv, std::size_t B, std::size_t T,
+                    std::size_t C, std::size_t NH);
+  void (*layernorm)(float* out, float* mean, float* rstd, const float* inp, const float* weight,
+                    const float* bias, std::size_t N, std::size_t C);
+  void (*gelu)(float* out, const float* inp, std::size_t n);
 };
+extern const Kernels kPlainKernels;
 
-// Bytes of cache one position costs: 2 (k and v) x layers x dims x 4 bytes.
-std::size_t kv_cache_bytes_per_position(const GPTConfig& config);
-
-// Activations for up to block_size positions, reused by every call.
-struct ForwardState {
-  explicit ForwardState(const GPTConfig& config);
-  Tensor<2> x;       // (T_max, C)  the residual stream
-  Tensor<2> xn;      // (T_max, C)  LayerNorm output
-  Tensor<2> qkv;     // (T_max, 3C) queries | keys | values
-  Tensor<2> att;     // (T_max, C)  attention output, heads side by side
-  Tensor<2> hidden;  // (T_max, 4C) MLP hidden layer
-  Tensor<2> mlp;     // (T_max, 4C) after GELU
-  Tensor<1> scores;  // (T_max)     one query's attention weights
-  Tensor<2> logits;  // (T_max, V)
+// Everything forward computes, for up to max_batch x block_size positions (N rows).
+struct Activations {
+  Activations(const GPTConfig& config, std::size_t max_batch = 1);
+  struct Layer {
+    Tensor<2> ln1;                 // (N, C)   ln_1(x)
+    Tensor<1> ln1_mean, ln1_rstd;  // (N)
+    Tensor<2> qkv;                 // (N, 3C)  queries | keys | values
+    Tensor<1> att;                 // (B, NH, T, T) attention weights
+    Tensor<2> atty;                // (N, C)   attention output, heads side by side
+    Tensor<2> residual2;           // (N, C)   x after the attention half
+    Tensor<2> ln2;                 // (N, C)   ln_2(x)
+    Tensor<1> ln2_mean, ln2_rstd;  // (N)
+    Tensor<2> fch, fch_gelu;       // (N, 4C)  MLP hidden layer, before and after GELU
+    Tensor<2> residual3;           // (N, C)   x after the MLP half
+  };
+  Tensor<2> encoded;  // (N, C)  token + position embeddings
+  std::vector<Layer> layers;
+  Tensor<2> lnf;                 // (N, C)  final LayerNorm
+  Tensor<1> lnf_mean, lnf_rstd;  // (N)
+  Tensor<2> logits;              // (N, V)
+  std::size_t max_batch;
 };
 
 enum class LogitsFor { kLastPosition, kAllPositions };
 
-// Returns a view into state.logits: (1, V) for the last position or (T, V).
-// Throws std::invalid_argument when start != cache.length or the text does not fit.
-View<2> forward(const GPT& model, std::span<const TokenId> tokens, std::size_t start,
-                KVCache& cache, ForwardState& state, LogitsFor which);
+// tokens (B, T), B sequences of T characters at positions 0 .. T-1. Fills
+// `acts` and returns a view of the logits: (B*T, V), or (1, V) for the last
+// position only (B = 1). Throws std::invalid_argument when they do not fit.
+View<2> forward(const GPTConfig& config, const GPTWeights& weights, std::span<const TokenId> tokens,
+                std::size_t B, std::size_t T, Activations& acts, const Kernels& kernels,
+                LogitsFor which);
 
-// Causal attention of T new positions over every cached position, for one layer.
-// q comes from qkv (T, 3C); keys/values of positions 0 .. start+T-1 are already
-// in k_cache, v_cache (T_max, C). New position t (absolute start+t) may look at
-// positions 0 .. start+t: the causal mask shifted by what the cache holds.
-// out (T, C); scores is scratch of at least start+T floats.
-void cached_attention(float* out, const float* qkv, const float* k_cache, const float* v_cache,
-                      std::size_t T, std::size_t start, std::size_t C, std::size_t NH,
-                      float* scores);
+// The lessons' call: one window, plain kernels.
+View<2> forward(const GPT& model, std::span<const TokenId> tokens, Activations& acts,
+                LogitsFor which = LogitsFor::kLastPosition);
 
 }  // namespace tang

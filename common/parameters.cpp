@@ -2,36 +2,81 @@
 
 namespace tang {
 
-std::vector<ParameterSpec> parameter_layout(const GPTConfig& config) {
-  const std::size_t C = config.n_embd, V = config.vocab_size, T = config.block_size;
-  std::vector<ParameterSpec> specs;
-  std::size_t offset = 0;
-  auto add = [&](std::string name, std::vector<std::size_t> shape) {
-    std::size_t size = 1;
-    for (std::size_t d : shape) size *= d;
-    const bool is_matrix = shape.size() == 2;
-    specs.push_back({std::move(name), std::move(shape), offset, size, is_matrix});
-    offset += size;
-  };
-  add("wte.weight", {V, C});
-  add("wpe.weight", {T, C});
-  for (std::size_t l = 0; l < config.n_layer; ++l) {
-    const std::string p = "h." + std::to_string(l) + ".";
-    add(p + "ln_1.weight", {C});
-    add(p + "ln_1.bias", {C});
-    add(p + "attn.qkv.weight", {3 * C, C});
-    add(p + "attn.qkv.bias", {3 * C});
-    add(p + "attn.proj.weight", {C, C});
-    add(p + "attn.proj.bias", {C});
-    add(p + "ln_2.weight", {C});
-    add(p + "ln_2.bias", {C});
-    add(p + "mlp.fc.weight", {4 * C, C});
-    add(p + "mlp.fc.bias", {4 * C});
-    add(p + "mlp.proj.weight", {C, 4 * C});
-    add(p + "mlp.proj.bias", {C});
+namespace {
+
+// A dimension of a parameter's shape, resolved against a config.
+enum class Dim { V, T, C, C3, C4 };
+
+std::size_t resolve(Dim d, const GPTConfig& c) {
+  switch (d) {
+    case Dim::V: return c.vocab_size;
+    case Dim::T: return c.block_size;
+    case Dim::C: return c.n_embd;
+    case Dim::C3: return 3 * c.n_embd;
+    case Dim::C4: return 4 * c.n_embd;
   }
-  add("ln_f.weight", {C});
-  add("ln_f.bias", {C});
+  return 0;
+}
+
+template <typename Weights>
+struct Entry {
+  const char* name;
+  std::vector<Dim> shape;
+  Init init;
+  float* Weights::*field;
+};
+
+// THE table. Buffer order: wte, wpe, then every block (h.0., h.1., ...), then ln_f.
+const std::vector<Entry<GPTWeights>> kModelBefore = {
+    {"wte.weight", {Dim::V, Dim::C}, Init::kNormal, &GPTWeights::wte},
+    {"wpe.weight", {Dim::T, Dim::C}, Init::kNormal, &GPTWeights::wpe},
+};
+const std::vector<Entry<LayerWeights>> kBlock = {
+    {"ln_1.weight", {Dim::C}, Init::kOnes, &LayerWeights::ln1_w},
+    {"ln_1.bias", {Dim::C}, Init::kZeros, &LayerWeights::ln1_b},
+    {"attn.qkv.weight", {Dim::C3, Dim::C}, Init::kNormal, &LayerWeights::qkv_w},
+    {"attn.qkv.bias", {Dim::C3}, Init::kZeros, &LayerWeights::qkv_b},
+    {"attn.proj.weight", {Dim::C, Dim::C}, Init::kNormal, &LayerWeights::attn_proj_w},
+    {"attn.proj.bias", {Dim::C}, Init::kZeros, &LayerWeights::attn_proj_b},
+    {"ln_2.weight", {Dim::C}, Init::kOnes, &LayerWeights::ln2_w},
+    {"ln_2.bias", {Dim::C}, Init::kZeros, &LayerWeights::ln2_b},
+    {"mlp.fc.weight", {Dim::C4, Dim::C}, Init::kNormal, &LayerWeights::fc_w},
+    {"mlp.fc.bias", {Dim::C4}, Init::kZeros, &LayerWeights::fc_b},
+    {"mlp.proj.weight", {Dim::C, Dim::C4}, Init::kNormal, &LayerWeights::fc_proj_w},
+    {"mlp.proj.bias", {Dim::C}, Init::kZeros, &LayerWeights::fc_proj_b},
+};
+const std::vector<Entry<GPTWeights>> kModelAfter = {
+    {"ln_f.weight", {Dim::C}, Init::kOnes, &GPTWeights::lnf_w},
+    {"ln_f.bias", {Dim::C}, Init::kZeros, &GPTWeights::lnf_b},
+};
+
+// Walks the table in buffer order: visit(spec, field of GPTWeights or nullptr,
+// layer index and field of LayerWeights or nullptr).
+template <typename Visit>
+void walk(const GPTConfig& config, Visit visit) {
+  std::size_t offset = 0;
+  auto spec_of = [&](const std::string& name, const std::vector<Dim>& dims, Init init) {
+    ParameterSpec spec{name, {}, init, offset, 1};
+    for (Dim d : dims) {
+      spec.shape.push_back(resolve(d, config));
+      spec.size *= spec.shape.back();
+    }
+    offset += spec.size;
+    return spec;
+  };
+  for (const auto& e : kModelBefore) visit(spec_of(e.name, e.shape, e.init), e.field, 0, nullptr);
+  for (std::size_t l = 0; l < config.n_layer; ++l) {
+    const std::string prefix = "h." + std::to_string(l) + ".";
+    for (const auto& e : kBlock) visit(spec_of(prefix + e.name, e.shape, e.init), nullptr, l, e.field);
+  }
+  for (const auto& e : kModelAfter) visit(spec_of(e.name, e.shape, e.init), e.field, 0, nullptr);
+}
+
+}  // namespace
+
+std::vector<ParameterSpec> parameter_layout(const GPTConfig& config) {
+  std::vector<ParameterSpec> specs;
+  walk(config, [&](ParameterSpec spec, auto, std::size_t, auto) { specs.push_back(std::move(spec)); });
   return specs;
 }
 
@@ -41,28 +86,27 @@ std::size_t parameter_count(const GPTConfig& config) {
 }
 
 GPTWeights bind_weights(const GPTConfig& config, float* flat) {
-  const auto specs = parameter_layout(config);
-  std::size_t next = 0;  // walks the specs in the order parameter_layout added them
-  auto vec = [&]() {
-    const ParameterSpec& s = specs[next++];
-    return view_of<1>(flat + s.offset, {s.shape[0]});
-  };
-  auto mat = [&]() {
-    const ParameterSpec& s = specs[next++];
-    return view_of<2>(flat + s.offset, {s.shape[0], s.shape[1]});
-  };
-  auto wte = mat();
-  auto wpe = mat();
-  std::vector<LayerWeights> layers;
-  for (std::size_t l = 0; l < config.n_layer; ++l) {
-    // Braced initialisation runs left to right, the order of parameter_layout.
-    layers.push_back(LayerWeights{vec(), vec(), mat(), vec(), mat(), vec(), vec(), vec(), mat(),
-                                  vec(), mat(), vec()});
+  GPTWeights w{};
+  w.layers.resize(config.n_layer);
+  walk(config, [&](const ParameterSpec& spec, float* GPTWeights::*model_field, std::size_t layer,
+                   float* LayerWeights::*layer_field) {
+    if (model_field) w.*model_field = flat + spec.offset;
+    if (layer_field) w.layers[layer].*layer_field = flat + spec.offset;
+  });
+  return w;
+}
+
+void initialise_parameters(const GPTConfig& config, float* flat, Rng& rng) {
+  for (const ParameterSpec& spec : parameter_layout(config)) {
+    float* p = flat + spec.offset;
+    for (std::size_t i = 0; i < spec.size; ++i) {
+      switch (spec.init) {
+        case Init::kNormal: p[i] = 0.02f * rng.normal(); break;
+        case Init::kZeros: p[i] = 0.0f; break;
+        case Init::kOnes: p[i] = 1.0f; break;
+      }
+    }
   }
-  auto lnf_w = vec();
-  auto lnf_b = vec();
-  return GPTWeights{std::move(wte), std::move(wpe), std::move(layers), std::move(lnf_w),
-                    std::move(lnf_b)};
 }
 
 }  // namespace tang

@@ -19,10 +19,13 @@ int run_program(int argc, char** argv, CLI::App& app, const std::function<int()>
   }
   try {
     return body();
+  } catch (const BadOption& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
   } catch (const UserError& e) {
     std::cerr << "error: " << e.what() << "\n";
   } catch (const std::bad_alloc&) {
-    std::cerr << "error: out of memory: try a smaller --batch or model\n";
+    std::cerr << "error: out of memory: this model or batch needs more memory than is free\n";
   } catch (const std::exception& e) {
     std::cerr << "error: internal problem: " << e.what() << " (please report it)\n";
   }

@@ -8,18 +8,14 @@
 #       the file the learner edits
 #
 # Either way the library defines the same functions (namespace tang::mine,
-# declared in lessons/NN_x/exercise/<name>.hpp). The exercise tests
-# (tests/exercises/) link it, and so does the lesson's library, for --mine.
+# declared in lessons/NN_x/exercise/<name>.hpp). The lessons call them, and the
+# exercise tests (tests/exercises/) check them. An exercise library links only
+# what it needs (LIBS), never the lesson that runs it: no cycles.
 include_guard(GLOBAL)
 
-# tang_add_exercise(<target> <name> LESSON_LIB <lib> [LIBS ...])
-#   <name>        the file stem: exercise/<name>.cpp or solution/<name>.cpp
-#   LESSON_LIB    the lesson library whose --mine section calls the exercise;
-#                 it links the exercise library (and the solution may use it,
-#                 a cycle of static libraries that CMake resolves)
-#   LIBS          what the exercise library itself needs
+# tang_add_exercise(<target> <name> LIBS ...)
 function(tang_add_exercise target name)
-  cmake_parse_arguments(ARG "" "LESSON_LIB" "LIBS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "LIBS" ${ARGN})
   if(TANG_EXERCISES_USE_SOLUTIONS)
     set(source ${CMAKE_CURRENT_SOURCE_DIR}/solution/${name}.cpp)
   else()
@@ -28,7 +24,4 @@ function(tang_add_exercise target name)
   add_library(${target} STATIC ${source})
   target_include_directories(${target} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(${target} PUBLIC ${ARG_LIBS})
-  if(ARG_LESSON_LIB)
-    target_link_libraries(${ARG_LESSON_LIB} PUBLIC ${target})
-  endif()
 endfunction()

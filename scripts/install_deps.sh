@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   cmake g++ make ninja-build pkg-config
-  libxtensor-dev libxtensor-blas-dev xtl-dev libopenblas-dev
+  libxtensor-dev xtl-dev libopenblas-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libopencc-dev opencc
 )

@@ -15,7 +15,7 @@ AdamW::AdamW(const GPTConfig& config, AdamWSettings settings)
   m.fill(0.0f);
   v.fill(0.0f);
   for (const ParameterSpec& spec : parameter_layout(config)) {
-    if (spec.is_matrix)
+    if (spec.decays())
       std::fill_n(decay_.begin() + static_cast<long>(spec.offset), spec.size, 1.0f);
   }
 }

@@ -2,11 +2,12 @@
 
 #include <algorithm>
 
+#include "fast/fast.hpp"
+
 namespace tang {
 
-double heldout_loss(TrainableGPT& model, const std::vector<TokenId>& stream,
+double heldout_loss(const BatchLoss& loss, std::size_t T, const std::vector<TokenId>& stream,
                     std::size_t batch_size) {
-  const std::size_t T = model.config().block_size;
   if (stream.size() < 2) return 0.0;
   const std::size_t targets = stream.size() - 1;
   double total = 0.0;
@@ -19,7 +20,7 @@ double heldout_loss(TrainableGPT& model, const std::vector<TokenId>& stream,
       inputs.insert(inputs.end(), begin, begin + static_cast<std::ptrdiff_t>(length));
       outputs.insert(outputs.end(), begin + 1, begin + 1 + static_cast<std::ptrdiff_t>(length));
     }
-    const float mean = model.forward(inputs, outputs, windows, length);
+    const float mean = loss(inputs, outputs, windows, length);
     total += static_cast<double>(mean) * static_cast<double>(windows * length);
   };
   const std::size_t full_windows = targets / T;
@@ -28,6 +29,20 @@ double heldout_loss(TrainableGPT& model, const std::vector<TokenId>& stream,
   }
   if (const std::size_t rest = targets % T; rest > 0) run(full_windows, 1, rest);
   return total / static_cast<double>(targets);
+}
+
+double heldout_loss(const GPT& model, const std::vector<TokenId>& stream, std::size_t batch_size) {
+  const GPTConfig& config = model.config();
+  Activations acts(config, batch_size);
+  std::vector<float> losses(batch_size * config.block_size);
+  const BatchLoss loss = [&](std::span<const TokenId> inputs, std::span<const TokenId> targets,
+                             std::size_t B, std::size_t T) {
+    auto logits = forward(config, model.weights(), inputs, B, T, acts, fast::kernels(),
+                                LogitsFor::kAllPositions);
+    return fast::crossentropy_forward(losses.data(), logits.data(), logits.data(), targets.data(),
+                                      B * T, config.vocab_size);
+  };
+  return heldout_loss(loss, config.block_size, stream, batch_size);
 }
 
 }  // namespace tang

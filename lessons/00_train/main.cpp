@@ -22,7 +22,7 @@
 #include "adamw.hpp"
 #include "checkpoint.hpp"
 #include "errors.hpp"
-#include "fast_blas.hpp"
+#include "fast/blas_cores.hpp"
 #include "heldout_loss.hpp"
 #include "poem_dataset.hpp"
 #include "program.hpp"
@@ -71,11 +71,9 @@ int evaluate_checkpoint(const Options& o) {
   const tang::GPT model = tang::load_checkpoint(path);
   const tang::PoemDataset data = tang::load_poem_dataset(o.data);
   // Encode the held-out poems with the checkpoint's own vocabulary.
-  tang::TrainableGPT trainable(model.config(), o.batch);
-  std::copy(model.parameters().begin(), model.parameters().end(), trainable.params.begin());
   const std::string heldout_text = data.tokenizer.decode(data.heldout);
   const std::vector<tang::TokenId> stream = model.tokenizer().encode(heldout_text);
-  const double loss = tang::heldout_loss(trainable, stream, o.batch);
+  const double loss = tang::heldout_loss(model, stream, o.batch);
   std::printf("checkpoint   %s\nmodel        %s\nheld-out     %zu poems, %zu characters\n",
               path.c_str(), model.config().describe().c_str(), data.heldout_poems, stream.size());
   std::printf("held-out loss %.4f nats/char (perplexity %.1f)\n", loss, std::exp(loss));
@@ -152,7 +150,10 @@ int train(const Options& o) {
 
     double heldout = -1.0;
     if (progress.step % o.eval_every == 0 || progress.step == o.steps) {
-      heldout = tang::heldout_loss(model, data.heldout, o.batch);
+      const tang::BatchLoss loss = [&](auto inputs, auto targets, std::size_t B, std::size_t T) {
+        return model.forward(inputs, targets, B, T);
+      };
+      heldout = tang::heldout_loss(loss, config.block_size, data.heldout, o.batch);
     }
     if (progress.step % o.print_every == 0 || heldout >= 0.0) {
       const double seconds = std::chrono::duration<double>(clock::now() - window_start).count();

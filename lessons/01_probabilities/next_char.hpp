@@ -3,20 +3,14 @@
 #pragma once
 
 #include <span>
-#include <string>
 #include <vector>
 
-#include "decoder.hpp"
-#include "tokenizer.hpp"
+#include "generate.hpp"
 
 namespace tang {
 
-// probs[i] = exp(logits[i] - max) / sum_j exp(logits[j] - max), in place.
-// Logits of -infinity (banned characters, lesson 05) get probability 0.
-void softmax_in_place(std::span<float> logits);
-
-// The next-character distribution after `prompt_ids`.
-std::vector<float> next_char_probabilities(Decoder& decoder, std::span<const TokenId> prompt_ids);
+// The next-character distribution after `prompt_ids`: softmax of the logits.
+std::vector<float> next_char_probabilities(Predictor& predictor, std::span<const TokenId> prompt_ids);
 
 struct Candidate {
   TokenId id;

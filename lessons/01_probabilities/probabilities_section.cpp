@@ -16,18 +16,15 @@ std::string percent(float p) {
   std::snprintf(text, sizeof text, "%5.1f%%", 100.0 * p);
   return text;
 }
-}  // namespace
 
-std::string printable(const std::string& character) { return character == "\n" ? "⏎" : character; }
-
-void probabilities_section(LessonContext& c) {
+void show_probabilities(LessonContext& c) {
   c.out << "After reading a text, the model gives every one of its " << c.model.config().vocab_size
         << " characters a probability. The 8 most likely next characters:\n";
-  Decoder decoder(c.model, /*use_cache=*/false);
+  Recompute predictor(c.model);
   const auto& prompts = c.options.prompts.empty() ? kDefaultPrompts : c.options.prompts;
   for (const std::string& prompt : prompts) {
     const auto ids = encode_prompt(c.model, prompt, c.out);
-    const auto probabilities = next_char_probabilities(decoder, ids);
+    const auto probabilities = next_char_probabilities(predictor, ids);
     c.out << "  「" << prompt << "」 →";
     for (const Candidate& k : most_likely(probabilities, 8)) {
       c.out << "  " << printable(c.model.tokenizer().character(k.id)) << percent(k.probability);
@@ -38,7 +35,7 @@ void probabilities_section(LessonContext& c) {
   // Does the model match the data? Count 春风 and what follows it in the corpus.
   const std::string text = "春风", next = "。";
   const FollowCount count = count_followers(c.options.corpus, text, next);
-  const auto probabilities = next_char_probabilities(decoder, c.model.tokenizer().encode(text));
+  const auto probabilities = next_char_probabilities(predictor, c.model.tokenizer().encode(text));
   const float model_p = probabilities[static_cast<std::size_t>(*c.model.tokenizer().find(next))];
   const double share = count.occurrences ? static_cast<double>(count.followed) / count.occurrences : 0.0;
   c.out << "\n  Corpus check: how often is 「" << text << "」 followed by 「" << next << "」?\n";
@@ -47,10 +44,10 @@ void probabilities_section(LessonContext& c) {
   c.out << "    the model:    " << percent(model_p) << "\n";
 }
 
-std::vector<Section> sections_up_to_01() {
-  std::vector<Section> sections;
-  sections.push_back({"Next-character probabilities (top 8)", probabilities_section});
-  return sections;
+}  // namespace
+
+Section probabilities_section() {
+  return {"Next-character probabilities (top 8)", show_probabilities};
 }
 
 }  // namespace tang

@@ -1,6 +1,9 @@
-// lesson_02_temperature: temperature (sections 1-2 of the lesson).
+// lesson_02_temperature: sections 1-2, drawing characters at a temperature.
+#include "lesson.hpp"
+#include "probabilities_section.hpp"
 #include "temperature_section.hpp"
 
 int main(int argc, char** argv) {
-  return tang::run_lesson(argc, argv, "lesson_02_temperature", "Lesson 02: temperature", tang::sections_up_to_02());
+  return tang::run_lesson(argc, argv, "lesson_02_temperature", "Lesson 02: temperature",
+                          {tang::probabilities_section(), tang::temperature_section()});
 }

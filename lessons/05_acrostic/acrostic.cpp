@@ -2,19 +2,18 @@
 
 #include "errors.hpp"
 #include "logit_mask.hpp"
-#include "poem_writer.hpp"
+#include "sampler.hpp"
 #include "utf8.hpp"
 
 namespace tang {
 
-std::string write_acrostic(Decoder& decoder, const Tokenizer& tokenizer, const std::string& heads,
+std::string write_acrostic(Predictor& predictor, const Tokenizer& tokenizer, const std::string& heads,
                            std::size_t chars_per_line, const SamplingSettings& settings, Rng& rng) {
   if (chars_per_line < 1) throw UserError("an acrostic line needs at least one character");
   const LogitMask inside_line = inside_line_mask(tokenizer);
-  SamplerScratch scratch;
   const Picker pick = [&](std::span<float> logits, std::size_t, Rng& r) {
     inside_line.apply(logits);  // constraints first, then the usual sampling step
-    return sample_next(logits, settings, r, scratch);
+    return sample_next(logits, settings, r);
   };
   std::vector<TokenId> context = tokenizer.encode("\n");
   const std::vector<std::string> head_characters = utf8_split(heads);
@@ -27,7 +26,7 @@ std::string write_acrostic(Decoder& decoder, const Tokenizer& tokenizer, const s
                       "Tang-poem characters");
     }
     context.push_back(*head);  // forced: the line starts with the head
-    write(decoder, context, pick, rng, chars_per_line - 1, /*stop_at_newline=*/false);
+    write(predictor, context, pick, rng, chars_per_line - 1, /*stop_at_newline=*/false);
     context.push_back(*tokenizer.find(line % 2 == 0 ? "，" : "。"));  // we add the punctuation
   }
   return tokenizer.decode(std::vector<TokenId>(context.begin() + 1, context.end()));

@@ -3,23 +3,22 @@
 #include <algorithm>
 #include <string>
 
-#include "poem_writer.hpp"
-#include "probabilities_section.hpp"
+#include "lesson.hpp"
+#include "sampler.hpp"
 
 namespace tang {
 
-std::vector<TokenId> write_under_masks(Decoder& decoder, const Tokenizer& tokenizer,
+std::vector<TokenId> write_under_masks(Predictor& predictor, const Tokenizer& tokenizer,
                                        const MaskForPosition& mask_for,
                                        const SamplingSettings& settings, Rng& rng,
                                        std::size_t max_chars) {
-  SamplerScratch scratch;
   const Picker pick = [&](std::span<float> logits, std::size_t written, Rng& r) {
     const LogitMask mask = mask_for(written + 1);  // for the character about to be drawn
     mask.apply(logits);                            // the constraint first, then the usual step
-    return sample_next(logits, settings, r, scratch);
+    return sample_next(logits, settings, r);
   };
   std::vector<TokenId> context = tokenizer.encode("\n");
-  return write(decoder, context, pick, rng, max_chars, /*stop_at_newline=*/true);
+  return write(predictor, context, pick, rng, max_chars, /*stop_at_newline=*/true);
 }
 
 std::string qiyan_jueju_problem(const Tokenizer& tokenizer, const std::vector<TokenId>& written) {

@@ -2,7 +2,7 @@
 //
 // The acrostic (acrostic.hpp) puts the punctuation in itself. Here the model
 // writes every character, newline included, and a mask chosen for each
-// position decides what it may write there: with the mask of exercise 05 the
+// position decides what it may write there: with the masks of exercise 05 the
 // only poems it can produce are 七言绝句, whatever the sampling settings.
 #pragma once
 
@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "decoder.hpp"
+#include "generate.hpp"
 #include "logit_mask.hpp"
-#include "top_k_top_p.hpp"
+#include "sampling.hpp"
 
 namespace tang {
 
@@ -23,7 +23,7 @@ using MaskForPosition = std::function<LogitMask(std::size_t position)>;
 // it applies mask_for(position), then samples with `settings` (mask first, as
 // logit_mask.hpp explains). Stops after the model writes a newline or after
 // max_chars characters. Returns what was written, the newline included.
-std::vector<TokenId> write_under_masks(Decoder& decoder, const Tokenizer& tokenizer,
+std::vector<TokenId> write_under_masks(Predictor& predictor, const Tokenizer& tokenizer,
                                        const MaskForPosition& mask_for,
                                        const SamplingSettings& settings, Rng& rng,
                                        std::size_t max_chars);

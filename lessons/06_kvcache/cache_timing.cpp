@@ -3,21 +3,28 @@
 #include <algorithm>
 #include <chrono>
 
-#include "decoder.hpp"
-#include "poem_writer.hpp"
-#include "topk_topp_section.hpp"
+#include <memory>
+
+#include "generate.hpp"
+#include "kv_cache.hpp"
+#include "sampler.hpp"
 
 namespace tang {
 
 TimedText write_chars(const GPT& model, bool use_cache, std::size_t n,
                       const SamplingSettings& settings, std::uint64_t seed) {
-  Decoder decoder(model, use_cache);
+  std::unique_ptr<Predictor> predictor;
+  if (use_cache) {
+    predictor = std::make_unique<CachedPredictor>(model);
+  } else {
+    predictor = std::make_unique<Recompute>(model);
+  }
   Rng rng(seed);
   const Picker pick = sampling_picker(settings);
   std::vector<TokenId> context = model.tokenizer().encode("\n");
   const auto start = std::chrono::steady_clock::now();
   TimedText result;
-  result.ids = write(decoder, context, pick, rng, n, /*stop_at_newline=*/false);
+  result.ids = write(*predictor, context, pick, rng, n, /*stop_at_newline=*/false);
   result.milliseconds =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;

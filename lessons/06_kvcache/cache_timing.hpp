@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "gpt.hpp"
-#include "top_k_top_p.hpp"
+#include "sampling.hpp"
 
 namespace tang {
 
@@ -13,8 +13,8 @@ struct TimedText {
   double milliseconds = 0.0;
 };
 
-// Writes exactly n characters after a newline, with or without the cache,
-// sampling with `settings` from Rng(seed).
+// Writes exactly n characters after a newline, with the cache (CachedPredictor)
+// or without (Recompute), sampling with `settings` from Rng(seed).
 TimedText write_chars(const GPT& model, bool use_cache, std::size_t n,
                       const SamplingSettings& settings, std::uint64_t seed);
 

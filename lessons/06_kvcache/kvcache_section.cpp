@@ -3,14 +3,10 @@
 #include <cstdio>
 #include <ostream>
 
-#include "acrostic_section.hpp"
 #include "cache_timing.hpp"
-#include "cached_step_check.hpp"  // --mine: exercise 06a
-#include "continuation_section.hpp"
-#include "exercise/block512_timing.hpp"  // --mine: exercise 06b
+#include "exercise/block512_timing.hpp"  // exercise 06b
 #include "kv_memory.hpp"
-#include "probabilities_section.hpp"
-#include "your_code.hpp"
+#include "sampler.hpp"
 
 namespace tang {
 
@@ -22,9 +18,7 @@ std::string show(const Tokenizer& tokenizer, const std::vector<TokenId>& ids) {
   return text;
 }
 
-}  // namespace
-
-void kvcache_section(LessonContext& c) {
+void show_kv_cache(LessonContext& c) {
   const GPT& model = c.model;
   const SamplingSettings settings = writing_settings(c.options);
   char line[160];
@@ -66,33 +60,22 @@ void kvcache_section(LessonContext& c) {
     c.out << line;
   }
 
-  // --- --mine: exercises 06a and 06b (your_code.hpp) ---------------------------
-  run_yours(c, "exercise 06a, lessons/06_kvcache/exercise/attention_with_cache.cpp", [&] {
-    const CachedStepCheck check = check_cached_step(c.options.seed);
-    c.out << "  A random layer, " << check.positions << " positions: a prefill of " << check.prefill
-          << ", then one at a time through your cache, against the whole sequence at once:\n";
-    std::snprintf(line, sizeof line, "    largest difference %.2g (attention), %.2g (embedding): %s\n",
-                  check.attention_error, check.embedding_error,
-                  check.ok() ? "OK" : "WRONG (more than 1e-5)");
-    c.out << line;
-  });
-  run_yours(c, "exercise 06b, lessons/06_kvcache/exercise/block512_timing.cpp", [&] {
-    c.out << "  A random model with context 512, 500 characters both ways (this takes a while)...\n";
-    c.out.flush();
-    const mine::CacheRatio r = mine::time_block512(500, c.options.seed);
-    c.out << "  " << r.config.describe() << "\n";
-    std::snprintf(line, sizeof line,
-                  "  without cache %.1f ms, with cache %.1f ms: %.1fx faster; same text: %s\n",
-                  r.without_cache_ms, r.with_cache_ms, r.ratio,
-                  r.text_without_cache == r.text_with_cache ? "yes" : "NO (a bug)");
-    c.out << line;
-  });
+  // Exercise 06b: a model with context 512, where recomputing costs far more.
+  c.out << "\n  Exercise 06b: a random model with context 512, 500 characters both ways...\n";
+  c.out.flush();
+  const mine::CacheRatio r = mine::time_block512(500, c.options.seed);
+  c.out << "  " << r.config.describe() << "\n";
+  std::snprintf(line, sizeof line,
+                "  without cache %.1f ms, with cache %.1f ms: %.1fx faster; same text: %s\n",
+                r.without_cache_ms, r.with_cache_ms, r.ratio,
+                r.text_without_cache == r.text_with_cache ? "yes" : "NO (a bug)");
+  c.out << line;
 }
 
-std::vector<Section> sections_up_to_06() {
-  std::vector<Section> sections = sections_up_to_05();
-  sections.push_back({"KV cache: same text? how much faster? what does it cost?", kvcache_section});
-  return sections;
+}  // namespace
+
+Section kv_cache_section() {
+  return {"KV cache: same text? how much faster? what does it cost?", show_kv_cache};
 }
 
 }  // namespace tang

@@ -1,12 +1,13 @@
-// exercise/sample_with_temperature.hpp: EXERCISE 02, the multinomial step.
+// exercise/sample_with_temperature.hpp: EXERCISE 02, drawing one character.
 //
-// You write this function in exercise/sample_with_temperature.cpp (the comment
-// there says exactly what it must do). Check it with
-//   cmake --preset learner && cmake --build --preset learner --target exercise_tests
+// Lesson 02 writes its poems with these two functions, and lessons 03-06 draw
+// every character with sample_from: the default build compiles the reference
+// solution (solution/sample_with_temperature.cpp), the `learner` preset YOUR
+// file exercise/sample_with_temperature.cpp, whose comment says exactly what
+// the functions must do. Check yours with
+//   cmake --preset learner && cmake --build --preset learner
 //   ctest --preset learner -L exercise_02
-// and see it write poems next to the reference with
-//   build/learner/lessons/02_temperature/lesson_02_temperature --mine
-// The reference solution is solution/sample_with_temperature.cpp (docs/exercises.md).
+//   build/learner/lessons/02_temperature/lesson_02_temperature
 #pragma once
 
 #include <span>
@@ -15,7 +16,12 @@
 
 namespace tang::mine {
 
-// One character drawn from softmax(logits / temperature) with one uniform coin.
+// The id whose slice of [0, 1) the coin falls into: walk the ids in order,
+// adding up probabilities, until the running total passes the coin.
+TokenId sample_from(std::span<const float> probabilities, float coin);
+
+// One character drawn from softmax(logits / temperature) with one uniform coin;
+// temperature 0 means the most likely character.
 TokenId sample_with_temperature(std::span<const float> logits, float temperature, float coin);
 
 }  // namespace tang::mine

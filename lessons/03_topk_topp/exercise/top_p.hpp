@@ -1,12 +1,12 @@
-// exercise/top_p.hpp: EXERCISE 03, top-p (nucleus) filtering (the seed's exercise 1).
+// exercise/top_p.hpp: EXERCISE 03, top-p (nucleus) filtering.
 //
-// You write this function in exercise/top_p.cpp (the comment there says
-// exactly what it must do). Check it with
-//   cmake --preset learner && cmake --build --preset learner --target exercise_tests
+// Lesson 03 (and every later lesson) trims the distribution with this
+// function: the default build compiles the reference solution
+// (solution/top_p.cpp), the `learner` preset YOUR file exercise/top_p.cpp,
+// whose comment says exactly what it must do. Check yours with
+//   cmake --preset learner && cmake --build --preset learner
 //   ctest --preset learner -L exercise_03
-// and see it write poems at T = 1.5, p = 0.9 next to the reference with
-//   build/learner/lessons/03_topk_topp/lesson_03_topk_topp --mine
-// The reference solution is solution/top_p.cpp (docs/exercises.md).
+//   build/learner/lessons/03_topk_topp/lesson_03_topk_topp
 #pragma once
 
 #include <span>

@@ -34,7 +34,7 @@ namespace tang::mine {
 LogitMask qiyan_jueju_mask(const Tokenizer& tokenizer, std::size_t position) {
   (void)tokenizer, (void)position;
   throw NotImplemented(
-      "your exercise is not done yet: complete lessons/05_acrostic/exercise/qiyan_jueju.cpp");
+      "not implemented yet: see exercise 05 (lessons/05_acrostic/exercise/qiyan_jueju.cpp)");
 }
 
 }  // namespace tang::mine

@@ -1,16 +1,16 @@
 // exercise/qiyan_jueju.hpp: EXERCISE 05, fixed-form constrained decoding
-// (the seed's exercise 2): a mask that lets the model write only 七言绝句.
+// a mask that lets the model write only 七言绝句.
 //
 // A 七言绝句 is four lines of seven characters. Written as our corpus writes
 // poems, it is 33 characters: 7 + "，" + 7 + "。" + 7 + "，" + 7 + "。" + "\n".
 //
-// You write qiyan_jueju_mask() in exercise/qiyan_jueju.cpp (the comment there
-// says exactly what it must do). Check it with
-//   cmake --preset learner && cmake --build --preset learner --target exercise_tests
+// Lesson 05 writes its fixed-form poems under this mask: the default build
+// compiles the reference solution (solution/qiyan_jueju.cpp), the `learner`
+// preset YOUR file exercise/qiyan_jueju.cpp, whose comment says exactly what
+// it must do. Check yours with
+//   cmake --preset learner && cmake --build --preset learner
 //   ctest --preset learner -L exercise_05
-// and see the model write under your mask with
-//   build/learner/lessons/05_acrostic/lesson_05_acrostic --mine
-// The reference solution is solution/qiyan_jueju.cpp (docs/exercises.md).
+//   build/learner/lessons/05_acrostic/lesson_05_acrostic
 #pragma once
 
 #include <cstddef>

@@ -4,31 +4,31 @@
 // With one, a step feeds only the T new characters (T = the prompt's length
 // for the first step, the "prefill"; then T = 1), at absolute positions
 // start .. start+T-1, where start is how many positions the cache holds.
-// Shapes: see exercise/attention_with_cache.hpp. HS = C / NH is the head size;
-// head h uses columns h*HS .. h*HS+HS-1 of q, k, v and out.
+// Shapes: see exercise/attention_with_cache.hpp.
 //
 // void attention_with_cache(out, qkv, k_cache, v_cache, start, T, C, NH)
 //   1. Append: for t = 0 .. T-1 copy the key of row t of qkv (columns C .. 2C-1)
 //      into row start+t of k_cache, and its value (columns 2C .. 3C-1) into row
 //      start+t of v_cache. Rows 0 .. start-1 are already there; do not touch
 //      any row past start+T-1.
-//   2. Attend: new row t is position start+t. For every head h it scores the
-//      keys of positions j = 0 .. start+t,
-//          s_j = (q_t . k_j) / sqrt(HS),
-//      turns them into weights with softmax (subtract the largest s first), and
-//      writes sum_j w_j * v_j into out row t, head h's columns. Positions
-//      after start+t are masked out (weight 0): the causal mask, shifted by
-//      start. In the seed's PyTorch: torch.tril(ones(T, start+T), diagonal=start).
+//   2. Attend: new row t is position start+t, and it may look at positions
+//      0 .. start+t: the causal mask, shifted by start. Call common/ops.hpp's
+//      ops::attend for it, with the query q = row t of qkv (columns 0 .. C-1),
+//      the keys and values in the cache (row stride C) and n = start+t+1
+//      positions; it writes row t of out. (ops::attend needs NH * n floats of
+//      scratch for the attention weights.)
 //   With start = 0 this is ordinary causal attention (ops::attention_forward
 //   with B = 1); with the cache it must give exactly what that gives on the
-//   whole text, row for row (the tests check up to float rounding, 1e-5).
+//   whole text, row for row: the same additions in the same order, so the
+//   same bits (the tests check it).
 //
 // void embed_with_offset(out, tokens, T, start, wte, wpe, C)
 //   out row t = wte row tokens[t] + wpe row (start + t), for t = 0 .. T-1.
 //   Positions start at `start`, not at 0: the new characters sit after the
 //   cached ones. (wte is (V, C), wpe is (T_max, C).)
 //
-// Hints: common/gpt.cpp's forward() shows where these steps sit in the model.
+// Hints: lessons/06_kvcache/kv_cache.cpp shows where these steps sit in the
+// model; common/ops.cpp's attention_forward is the same loop without a cache.
 // Tests: ctest --preset learner -L exercise_06a (tests/exercises/exercise_06a_test.cpp).
 
 #include "exercise/attention_with_cache.hpp"
@@ -39,7 +39,7 @@ namespace tang::mine {
 
 namespace {
 const char* const kTodo =
-    "your exercise is not done yet: complete lessons/06_kvcache/exercise/attention_with_cache.cpp";
+    "not implemented yet: see exercise 06a (lessons/06_kvcache/exercise/attention_with_cache.cpp)";
 }
 
 void attention_with_cache(float* out, const float* qkv, float* k_cache, float* v_cache,

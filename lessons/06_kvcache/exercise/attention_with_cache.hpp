@@ -1,14 +1,15 @@
-// exercise/attention_with_cache.hpp: EXERCISE 06a, the KV-cache step inside
-// attention (what the seed's gpt.py shows): append the new keys and values,
-// shift the causal mask, offset the positions.
+// exercise/attention_with_cache.hpp: EXERCISE 06a, the KV cache's two new steps
+// inside the model: append the new keys and values, and give the new
+// characters their absolute positions.
 //
-// You write both functions in exercise/attention_with_cache.cpp (the comment
-// there says exactly what they must do). Check them with
-//   cmake --preset learner && cmake --build --preset learner --target exercise_tests
+// Lesson 06's cached forward (kv_cache.cpp) calls both functions in every
+// layer of every step: the default build compiles the reference solution
+// (solution/attention_with_cache.cpp), the `learner` preset YOUR file
+// exercise/attention_with_cache.cpp, whose comment says exactly what they must
+// do. Check yours with
+//   cmake --preset learner && cmake --build --preset learner
 //   ctest --preset learner -L exercise_06a
-// and see them checked on a random layer with
-//   build/learner/lessons/06_kvcache/lesson_06_kvcache --mine
-// The reference solution is solution/attention_with_cache.cpp (docs/exercises.md).
+//   build/learner/lessons/06_kvcache/lesson_06_kvcache   (section 6: IDENTICAL?)
 //
 // Buffers are row-major float arrays, as in common/ops.hpp:
 //   qkv      (T, 3C)     row t: q | k | v of the new position start + t

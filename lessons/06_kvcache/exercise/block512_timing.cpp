@@ -10,21 +10,20 @@
 //      128 dims, and a small vocabulary that contains "\n", e.g. the 11
 //      characters  "\n" 春 风 花 月 夜 山 水 人 ， 。  (Tokenizer takes them as
 //      a std::vector<std::string>; "\n" first). No training: random weights
-//      are enough to time it, e.g. every parameter = 0.02 * Rng(seed).normal()
-//      (common/rng.hpp; parameters.hpp's parameter_count(config) says how many).
-//   3. Write n_chars characters after a newline without the cache, then the
-//      same with the cache (tang::Decoder, common/decoder.hpp), sampling each
-//      character at temperature 1 with a fresh Rng(seed) each time; do not
-//      stop at a newline. Time each with std::chrono::steady_clock, on one
-//      thread as the lesson does (openblas_set_num_threads(1) from <cblas.h>,
-//      omp_set_num_threads(1) from <omp.h>; restore the old values after).
+//      are enough to time it: initialise_parameters(config, buffer, Rng(seed))
+//      (common/parameters.hpp; parameter_count(config) says how many floats).
+//   3. Write n_chars characters after a newline without the cache (Recompute,
+//      common/generate.hpp), then the same with it (CachedPredictor,
+//      kv_cache.hpp), sampling each character at temperature 1 with a fresh
+//      Rng(seed) each time; do not stop at a newline. Time each with
+//      std::chrono::steady_clock.
 //   4. Fill in every field: config, the two times in milliseconds (> 0), ratio
 //      = without / with, and both texts (n_chars characters each; they must be
 //      identical, because the cache only skips repeated work).
-// Hints: lesson 06's cache_timing.hpp writes and times n characters; lesson 02's
-// poem_writer.hpp is the generation loop.
+// Hints: lesson 06's cache_timing.hpp writes and times n characters;
+// common/generate.hpp has the generation loop.
 // Tests: ctest --preset learner -L exercise_06b (tests/exercises/exercise_06b_test.cpp).
-// The tests never check how fast it is; lesson_06_kvcache --mine prints the ratio.
+// The tests never check how fast it is; lesson_06_kvcache prints the ratio.
 
 #include "exercise/block512_timing.hpp"
 
@@ -35,7 +34,7 @@ namespace tang::mine {
 CacheRatio time_block512(std::size_t n_chars, std::uint64_t seed) {
   (void)n_chars, (void)seed;
   throw NotImplemented(
-      "your exercise is not done yet: complete lessons/06_kvcache/exercise/block512_timing.cpp");
+      "not implemented yet: see exercise 06b (lessons/06_kvcache/exercise/block512_timing.cpp)");
 }
 
 }  // namespace tang::mine

@@ -1,14 +1,13 @@
-// exercise/block512_timing.hpp: EXERCISE 06b (the seed's exercise 3): a model
-// with a context of 512 characters, 500 characters written with and without
-// the KV cache, timed.
+// exercise/block512_timing.hpp: EXERCISE 06b: a model with a context of 512
+// characters, 500 characters written with and without the KV cache, timed.
 //
-// You write time_block512() in exercise/block512_timing.cpp (the comment there
-// says exactly what it must do). Check it with
-//   cmake --preset learner && cmake --build --preset learner --target exercise_tests
+// Lesson 06 runs it at the end of its section: the default build compiles the
+// reference solution (solution/block512_timing.cpp), the `learner` preset YOUR
+// file exercise/block512_timing.cpp, whose comment says exactly what it must
+// do. Check yours with
+//   cmake --preset learner && cmake --build --preset learner
 //   ctest --preset learner -L exercise_06b
-// and time 500 characters with
-//   build/learner/lessons/06_kvcache/lesson_06_kvcache --mine
-// The reference solution is solution/block512_timing.cpp (docs/exercises.md).
+//   build/learner/lessons/06_kvcache/lesson_06_kvcache
 #pragma once
 
 #include <cstdint>

@@ -3,9 +3,6 @@
 
 #include "exercise/block512_timing.hpp"
 
-#include <cblas.h>
-#include <omp.h>
-
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -19,7 +16,7 @@ namespace tang::mine {
 
 namespace {
 
-// The seed's exercise: context 512, everything else the course's model.
+// Context 512, everything else the course's model, random weights.
 GPT random_block512_model(std::uint64_t seed) {
   GPTConfig config;
   config.block_size = 512;
@@ -30,7 +27,7 @@ GPT random_block512_model(std::uint64_t seed) {
   config.vocab_size = tokenizer.size();
   Rng rng(seed);
   Tensor<1> parameters = Tensor<1>::from_shape({parameter_count(config)});
-  for (float& p : parameters) p = 0.02f * rng.normal();
+  initialise_parameters(config, parameters.data(), rng);
   return GPT(config, std::move(tokenizer), std::move(parameters));
 }
 
@@ -43,14 +40,8 @@ CacheRatio time_block512(std::size_t n_chars, std::uint64_t seed) {
   }
   const GPT model = random_block512_model(seed);
   const SamplingSettings plain{1.0f, 0, 1.0f};  // temperature 1, no top-k, no top-p
-  // One thread, as every timing of lesson 06 (and no fight over cores with other work).
-  const int blas_threads = openblas_get_num_threads(), omp_threads = omp_get_max_threads();
-  openblas_set_num_threads(1);
-  omp_set_num_threads(1);
   const TimedText without = write_chars(model, /*use_cache=*/false, n_chars, plain, seed);
   const TimedText with = write_chars(model, /*use_cache=*/true, n_chars, plain, seed);
-  openblas_set_num_threads(blas_threads);
-  omp_set_num_threads(omp_threads);
 
   CacheRatio result;
   result.config = model.config();

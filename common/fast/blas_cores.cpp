@@ -1,4 +1,4 @@
-#include "fast_blas.hpp"
+#include "fast/blas_cores.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-// fast_blas.hpp: make sure OpenBLAS uses the vector units this CPU has.
+// blas_cores.hpp (under the hood): make sure OpenBLAS uses the vector units this CPU has.
 //
 // Debian's OpenBLAS picks its kernels at start-up from the CPU model. Version
 // 0.3.21 does not know recent Xeons (e.g. family 6 model 207) and falls back to

@@ -6,11 +6,9 @@
 #include <cstdint>
 #include <limits>
 
-#include "next_char.hpp"
-#include "temperature.hpp"
 #include "vector_math.hpp"
 
-namespace tang {
+namespace tang::fast {
 
 float kth_largest(std::span<const float> values, std::size_t k, std::vector<float>& scratch) {
   if (k <= 64) {
@@ -56,33 +54,36 @@ float probability_of(NucleusKey key) {
 }
 
 // Zeroes every character that sorts after `last` (the nucleus's last member)
-// and renormalises what is left.
-void keep_up_to(std::span<float> probabilities, NucleusKey last) {
+// and divides the kept ones by `kept`, the running total at `last`.
+void keep_up_to(std::span<float> probabilities, NucleusKey last, double kept) {
   const float last_p = probability_of(last);
   const std::size_t last_id = ~static_cast<std::uint32_t>(last);
+  const auto total = static_cast<float>(kept);
   float* q = probabilities.data();
-  float kept = 0.0f;
-  // branch-free, so that it runs in vector lanes (the sum too, in any order)
-#pragma omp simd reduction(+ : kept)
+  // branch-free and element by element, so that it runs in vector lanes
+#pragma omp simd
   for (std::size_t i = 0; i < probabilities.size(); ++i) {
     const bool in = q[i] > last_p || (q[i] == last_p && i <= last_id);
-    q[i] = in ? q[i] : 0.0f;
-    kept += q[i];
+    q[i] = in ? q[i] / total : 0.0f;
   }
-  const float scale = 1.0f / kept;  // one division, then multiplications (much cheaper)
-  for (float& x : probabilities) x *= scale;
 }
+
+// The last member of the nucleus and the running total there.
+struct Edge {
+  NucleusKey last;
+  double total;
+};
 
 // Sorts the keys (best first), adds them up after `total` (what sorts before
 // all of them) and returns the first one at which the running total reaches p
 // (the last one if it never does).
-NucleusKey last_member_by_sorting(std::vector<NucleusKey>& keys, float p, double total = 0.0) {
+Edge last_member_by_sorting(std::vector<NucleusKey>& keys, float p, double total = 0.0) {
   std::sort(keys.begin(), keys.end(), std::greater<NucleusKey>());
   for (const NucleusKey key : keys) {
     total += probability_of(key);
-    if (total >= p) return key;
+    if (total >= p) return {key, total};
   }
-  return keys.back();
+  return {keys.back(), total};
 }
 
 // How much probability lies at or above a threshold, and on how many
@@ -118,7 +119,7 @@ Mass mass_at_or_above(std::span<const float> probabilities, float threshold) {
 // bits of floats >= 0 order like the floats, so bisect on them until only a
 // few characters are left between `lo` (mass >= p) and `hi` (mass < p), then
 // sort just those. Requires from_lo = mass_at_or_above(lo_p) >= p, lo_p >= 2^-28.
-NucleusKey last_member_by_bisection(std::span<const float> probabilities, float p, float lo_p,
+Edge last_member_by_bisection(std::span<const float> probabilities, float p, float lo_p,
                                     Mass from_lo, std::vector<NucleusKey>& keys) {
   constexpr std::int64_t kFewEnoughToSort = 64;
   const double p_units = static_cast<double>(p) * kUnitsPerOne;
@@ -162,15 +163,18 @@ NucleusKey last_member_by_bisection(std::span<const float> probabilities, float 
 
 }  // namespace
 
-void top_p_filter(std::span<float> probabilities, float p, std::vector<NucleusKey>& keys) {
-  if (p >= 1.0f) return;
+namespace {
+
+Edge last_member_by_sorting_all(std::span<const float> probabilities, float p,
+                                std::vector<NucleusKey>& keys) {
   keys.resize(probabilities.size());
   for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = key_of(probabilities[i], i);
-  keep_up_to(probabilities, last_member_by_sorting(keys, p));
+  return last_member_by_sorting(keys, p);
 }
 
-void top_p_filter_with_cutoff(std::span<float> probabilities, float p,
-                              std::vector<NucleusKey>& keys) {
+}  // namespace
+
+void top_p_filter(std::span<float> probabilities, float p, std::vector<NucleusKey>& keys) {
   if (p >= 1.0f) return;
   const std::size_t n = probabilities.size();
   // If at least one character is at or above the cut-off, the (at most n-1)
@@ -181,21 +185,31 @@ void top_p_filter_with_cutoff(std::span<float> probabilities, float p,
   // and below 2^-28 the sums might round differently from a sorted running
   // total: in both cases sort everything instead.
   const Mass candidates = mass_at_or_above(probabilities, cutoff);
-  if (cutoff < 0x1p-28f || static_cast<double>(candidates.units) < p * kUnitsPerOne) {
-    top_p_filter(probabilities, p, keys);
-    return;
-  }
-  keep_up_to(probabilities, last_member_by_bisection(probabilities, p, cutoff, candidates, keys));
+  const Edge edge =
+      cutoff < 0x1p-28f || static_cast<double>(candidates.units) < p * kUnitsPerOne
+          ? last_member_by_sorting_all(probabilities, p, keys)
+          : last_member_by_bisection(probabilities, p, cutoff, candidates, keys);
+  keep_up_to(probabilities, edge.last, edge.total);
 }
 
 TokenId sample_next(std::span<float> logits, const SamplingSettings& s, Rng& rng,
                     SamplerScratch& scratch) {
   if (s.temperature == 0.0f) return argmax(logits);
-  apply_temperature(logits, s.temperature);
+  for (float& z : logits) z /= s.temperature;
   top_k_filter(logits, s.top_k, scratch.values);
   softmax_in_place(logits);
-  top_p_filter_with_cutoff(logits, s.top_p, scratch.keys);
-  return sample_from(logits, rng.uniform());
+  top_p_filter(logits, s.top_p, scratch.keys);
+  // the walk along the cumulative distribution, as exercise 02
+  const float coin = rng.uniform();
+  float total = 0.0f;
+  TokenId last_possible = 0;
+  for (std::size_t i = 0; i < logits.size(); ++i) {
+    if (logits[i] <= 0.0f) continue;
+    total += logits[i];
+    last_possible = static_cast<TokenId>(i);
+    if (coin < total) break;
+  }
+  return last_possible;
 }
 
-}  // namespace tang
+}  // namespace tang::fast

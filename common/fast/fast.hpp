@@ -1,0 +1,52 @@
+// fast.hpp: under the hood. The tuned versions of the model's heavy operations.
+//
+// The lessons run the plain loops of common/ops.hpp. The trainer and the
+// benchmarks run these instead: the same results (tests/fast_test.cpp checks
+// each pair; sums in another order differ in the last bits), several times
+// faster. docs/under-the-hood.md tells what profiling showed and what each
+// one bought. What is done differently:
+//   matmul     OpenBLAS sgemv/sgemm; big products split by rows over OpenMP
+//              threads, each calling single-threaded BLAS (matmul.cpp)
+//   attention  the batched training attention as BLAS matrix products, with
+//              its backward pass (attention.cpp)
+//   layernorm  rows over OpenMP threads
+//   gelu       erf/exp 8 or 16 at a time through glibc's vector math
+//              (vector_math.hpp), chunks over threads
+//   loss       the same vectorised softmax inside the cross-entropy
+// and for sampling: top_k_top_p.hpp, and the BLAS kernel choice: blas_cores.hpp.
+#pragma once
+
+#include <cstddef>
+
+#include "gpt.hpp"
+#include "tokenizer.hpp"
+
+namespace tang::fast {
+
+// matmul_forward as ops.hpp says; matmul_backward adds dinp (N, IC),
+// dweight (OC, IC) and dbias (OC, may be null) for dout (N, OC).
+void matmul_forward(float* out, const float* inp, const float* weight, const float* bias,
+                    std::size_t N, std::size_t IC, std::size_t OC);
+void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                     const float* weight, std::size_t N, std::size_t IC, std::size_t OC);
+
+// Causal attention over B windows of T positions, as ops::attention_forward,
+// and its backward pass (adds into dqkv (B, T, 3C)).
+void attention_forward(float* out, float* att, const float* qkv, std::size_t B, std::size_t T,
+                       std::size_t C, std::size_t NH);
+void attention_backward(float* dqkv, const float* dout, const float* qkv, const float* att,
+                        std::size_t B, std::size_t T, std::size_t C, std::size_t NH);
+
+void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
+                       const float* bias, std::size_t N, std::size_t C);
+void gelu_forward(float* out, const float* inp, std::size_t n);
+void gelu_backward(float* dinp, const float* inp, const float* dout, std::size_t n);
+float crossentropy_forward(float* losses, float* probs, const float* logits, const TokenId* targets,
+                           std::size_t N, std::size_t V);
+void crossentropy_backward(float* dlogits, const float* probs, const TokenId* targets,
+                           std::size_t N, std::size_t V);
+
+// The Kernels (gpt.hpp) made of the functions above.
+const Kernels& kernels();
+
+}  // namespace tang::fast

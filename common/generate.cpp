@@ -1,0 +1,41 @@
+#include "generate.hpp"
+
+#include <stdexcept>
+
+namespace tang {
+
+std::span<const TokenId> crop_to_context(std::span<const TokenId> context, std::size_t block_size) {
+  return context.size() > block_size ? context.subspan(context.size() - block_size) : context;
+}
+
+std::span<const float> Recompute::next_logits(std::span<const TokenId> context) {
+  if (context.empty()) throw std::invalid_argument("next_logits: empty context");
+  const auto logits = forward(model_, crop_to_context(context, model_.config().block_size), acts_);
+  return {logits.data(), logits.size()};  // (1, V) -> (V)
+}
+
+std::vector<TokenId> write(Predictor& predictor, std::vector<TokenId>& context, const Picker& pick,
+                           Rng& rng, std::size_t max_new, bool stop_at_newline) {
+  std::vector<TokenId> written;
+  std::vector<float> logits;
+  context.reserve(context.size() + max_new);  // no reallocation while writing
+  while (written.size() < max_new) {
+    const std::span<const float> scores = predictor.next_logits(context);
+    logits.assign(scores.begin(), scores.end());  // the picker may overwrite its copy
+    const TokenId next = pick(logits, written.size(), rng);
+    context.push_back(next);
+    written.push_back(next);
+    if (stop_at_newline && next == 0) break;  // id 0 is the newline that ends a poem
+  }
+  return written;
+}
+
+std::string write_poem(Predictor& predictor, const Tokenizer& tokenizer, const std::string& opening,
+                       const Picker& pick, Rng& rng, std::size_t max_chars) {
+  std::vector<TokenId> context = tokenizer.encode("\n" + opening);
+  std::vector<TokenId> poem = write(predictor, context, pick, rng, max_chars, true);
+  if (!poem.empty() && poem.back() == 0) poem.pop_back();
+  return opening + tokenizer.decode(poem);
+}
+
+}  // namespace tang

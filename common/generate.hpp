@@ -1,0 +1,58 @@
+// generate.hpp: the generation loop every writing lesson shares.
+//
+// Writing is one step repeated: ask for the next-character logits, pick a
+// character, append it, ask again. How we pick decides what gets written
+// (lessons 02, 03 and 05 each plug in a different Picker); how the logits are
+// computed is the Predictor's business: here, the whole text through the
+// model again at every step; lesson 06 adds one that remembers (the KV cache).
+#pragma once
+
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpt.hpp"
+#include "rng.hpp"
+
+namespace tang {
+
+// Gives the logits of the character that follows a text.
+class Predictor {
+ public:
+  virtual ~Predictor() = default;
+  // Logits (V) for the character after `context` (not empty). A context longer
+  // than the model's block_size is cropped to its last block_size characters,
+  // as nanoGPT does. The span stays valid until the next call.
+  virtual std::span<const float> next_logits(std::span<const TokenId> context) = 0;
+};
+
+// Without a cache: every call runs the whole (cropped) context through forward().
+class Recompute : public Predictor {
+ public:
+  explicit Recompute(const GPT& model) : model_(model), acts_(model.config()) {}
+  std::span<const float> next_logits(std::span<const TokenId> context) override;
+
+ private:
+  const GPT& model_;
+  Activations acts_;
+};
+
+// The last block_size characters of `context` (all of it when it fits).
+std::span<const TokenId> crop_to_context(std::span<const TokenId> context, std::size_t block_size);
+
+// Chooses the next character from the logits (which it may overwrite).
+// `written` is how many characters this call of write() has produced so far.
+using Picker = std::function<TokenId(std::span<float> logits, std::size_t written, Rng& rng)>;
+
+// Appends up to max_new characters to `context`; stops after a newline when
+// stop_at_newline. Returns the characters written.
+std::vector<TokenId> write(Predictor& predictor, std::vector<TokenId>& context, const Picker& pick,
+                           Rng& rng, std::size_t max_new, bool stop_at_newline);
+
+// A poem from scratch (after a newline) or after `opening`: the opening plus
+// what the model writes, up to its newline or `max_chars` new characters.
+std::string write_poem(Predictor& predictor, const Tokenizer& tokenizer, const std::string& opening,
+                       const Picker& pick, Rng& rng, std::size_t max_chars);
+
+}  // namespace tang

@@ -1,0 +1,77 @@
+#include "lesson.hpp"
+
+#include <iostream>
+
+#include "checkpoint.hpp"
+#include "errors.hpp"
+#include "program.hpp"
+
+namespace tang {
+
+namespace {
+
+// Set by CMake for the lesson programs: which exercise files this build compiled.
+#if TANG_RUNS_SOLUTIONS
+const char* const kExerciseCode =
+    "exercise code: the reference solutions (lessons/*/solution/); build the `learner` preset to "
+    "run yours";
+#else
+const char* const kExerciseCode =
+    "exercise code: YOURS (lessons/*/exercise/, the `learner` preset)";
+#endif
+
+}  // namespace
+
+int run_lesson(int argc, char** argv, const std::string& name, const std::string& description,
+               const std::vector<Section>& sections) {
+  CLI::App app{description, name};
+  LessonFlags flags;
+  add_lesson_flags(app, flags);
+  return run_program(argc, argv, app, [&] {
+    const LessonOptions options = check_lesson_options(flags);
+    const GPT model = load_checkpoint(options.checkpoint);
+    check_options_against_model(options, model);
+    // every flag is good: from here on the lesson prints
+    std::cout << name << ": " << model.config().describe() << ", seed " << options.seed << "\n"
+              << kExerciseCode << "\n";
+    LessonContext context{model, options, std::cout};
+    for (std::size_t i = 0; i < sections.size(); ++i) {
+      std::cout << "\n== " << i + 1 << ". " << sections[i].title << "\n";
+      try {
+        sections[i].run(context);
+      } catch (const NotImplemented& e) {
+        std::cout << "  " << e.what() << "\n";
+      }
+    }
+    std::cout.flush();
+    if (!std::cout) throw UserError("could not write the lesson's output (is the disk full?)");
+    return 0;
+  });
+}
+
+std::vector<TokenId> encode_prompt(const GPT& model, const std::string& text, std::ostream& out) {
+  if (text.empty()) throw UserError("the prompt is empty: give at least one character");
+  std::vector<TokenId> ids = model.tokenizer().encode(text);
+  const std::size_t block = model.config().block_size;
+  if (ids.size() > block) {
+    out << "  (the prompt has " << ids.size() << " characters; the model reads at most " << block
+        << ", so it keeps the last " << block << ")\n";
+    ids.erase(ids.begin(), ids.end() - static_cast<std::ptrdiff_t>(block));
+  }
+  return ids;
+}
+
+void print_poems(LessonContext& c, const Picker& pick, std::size_t count) {
+  Recompute predictor(c.model);
+  Rng rng(c.options.seed);
+  for (std::size_t i = 0; i < count; ++i) {
+    c.out << "    " << write_poem(predictor, c.model.tokenizer(), "", pick, rng, c.options.length)
+          << "\n";
+  }
+}
+
+std::string printable(const std::string& character) {
+  return character == "\n" ? "⏎" : character;
+}
+
+}  // namespace tang

@@ -1,0 +1,53 @@
+// lesson.hpp: how a lesson program runs its sections.
+//
+// A lesson is a list of sections; lesson N runs the sections of lessons 1..N,
+// in order, numbered from 1. Its main() names them:
+//
+//   return run_lesson(argc, argv, "lesson_02_temperature", "Lesson 02: temperature",
+//                     {probabilities_section(), temperature_section()});
+//
+// run_lesson parses and checks every flag and loads the model BEFORE the first
+// line is printed, prints which exercise code this build runs (the reference
+// solutions, or your files under the `learner` preset), then runs each
+// section. A section that needs an exercise you have not done yet prints the
+// stub's "not implemented yet" line instead, and the next section runs.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "generate.hpp"
+#include "options.hpp"
+
+namespace tang {
+
+// What a section needs: the model, the options, where to print.
+struct LessonContext {
+  const GPT& model;
+  const LessonOptions& options;
+  std::ostream& out;
+};
+
+struct Section {
+  std::string title;  // printed as "== N. title"
+  void (*run)(LessonContext&);
+};
+
+int run_lesson(int argc, char** argv, const std::string& name, const std::string& description,
+               const std::vector<Section>& sections);
+
+// The prompt as token ids (its characters were checked with the flags); a
+// prompt longer than the context keeps its last block_size characters and
+// says so on `out`.
+std::vector<TokenId> encode_prompt(const GPT& model, const std::string& text, std::ostream& out);
+
+// `count` poems from scratch with one picker, each on its own indented line,
+// written without a cache; the Rng starts from --seed, so every block of
+// poems begins from the same random numbers.
+void print_poems(LessonContext& context, const Picker& pick, std::size_t count);
+
+// How a character looks in a table: the newline is shown as ⏎.
+std::string printable(const std::string& character);
+
+}  // namespace tang

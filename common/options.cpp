@@ -1,0 +1,86 @@
+#include "options.hpp"
+
+#include <charconv>
+#include <cmath>
+
+#include "checkpoint.hpp"
+#include "errors.hpp"
+#include "utf8.hpp"
+
+namespace tang {
+
+void add_lesson_flags(CLI::App& app, LessonFlags& f) {
+  LessonOptions& o = f.options;
+  o.checkpoint = default_checkpoint_path();
+  o.corpus = std::string(TANG_DATA_DIR) + "/tang_poems.txt";
+  app.add_option("--checkpoint", o.checkpoint, "model file (safetensors)")->capture_default_str();
+  app.add_option("--corpus", o.corpus, "poems for the count check of section 1")
+      ->capture_default_str();
+  app.add_option("--seed", f.seed_text,
+                 "random seed in [0, 2^64-1]; the same seed writes the same text")
+      ->capture_default_str();
+  f.temperature_flag = app.add_option("--temperature", f.temperature,
+                                      "sampling temperature in [0, 10]; 0 means greedy (always the "
+                                      "most likely character). Default: each section's own")
+                           ->check(CLI::Range(0.0f, 10.0f));
+  app.add_option("--top-k", o.top_k, "keep the k most likely characters (0 = off), in [0, 100000]")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{0}, std::size_t{100000}));
+  app.add_option("--top-p", o.top_p, "keep the smallest set reaching probability p, in (0, 1]")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-6f, 1.0f));
+  app.add_option("--prompt", o.prompts, "prompt(s) for sections 1 and 4 (repeatable)");
+  app.add_option("--heads", o.heads,
+                 "acrostic head characters for section 5 (repeatable), e.g. 春眠不觉");
+  app.add_option("--length", o.length, "longest poem, in characters, in [1, 10000]")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{10000}));
+}
+
+LessonOptions check_lesson_options(LessonFlags& f) {
+  LessonOptions& o = f.options;
+  // CLI11's range checks let "nan" through (every comparison with NaN is false).
+  if (!std::isfinite(f.temperature)) throw BadOption("--temperature must be a number in [0, 10]");
+  if (!std::isfinite(o.top_p)) throw BadOption("--top-p must be a number in (0, 1]");
+  if (f.temperature_flag->count() > 0) o.temperature = f.temperature;
+  // Decimal digits only: strtoull would wrap "-1", clamp 2^64 and read "010" as octal.
+  const std::string& s = f.seed_text;
+  const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), o.seed);
+  if (s.empty() || error != std::errc() || end != s.data() + s.size()) {
+    throw BadOption("--seed " + s + ": must be a whole number in [0, 2^64-1]");
+  }
+  for (const std::string& p : o.prompts) {
+    if (p.empty()) throw BadOption("--prompt is empty: give at least one character, e.g. --prompt 春风");
+  }
+  for (const std::string& h : o.heads) {
+    if (h.empty()) throw BadOption("--heads is empty: give the head characters, e.g. --heads 春眠不觉");
+  }
+  return o;
+}
+
+void check_options_against_model(const LessonOptions& o, const GPT& model) {
+  const Tokenizer& tokenizer = model.tokenizer();
+  for (const std::string& prompt : o.prompts) {
+    for (const std::string& c : utf8_split(prompt)) {
+      if (!tokenizer.find(c)) {
+        throw BadOption("--prompt " + prompt + ": the model does not know the character '" + c +
+                        "'; use characters of Tang poems");
+      }
+    }
+  }
+  for (const std::string& heads : o.heads) {
+    for (const std::string& c : utf8_split(heads)) {
+      if (!tokenizer.find(c) || c == "\n" || c == "，" || c == "。") {
+        throw BadOption("--heads " + heads + ": the head character '" + c +
+                        "' cannot start a line (not in the vocabulary, or punctuation): "
+                        "choose Tang-poem characters");
+      }
+    }
+  }
+}
+
+float temperature_or(const LessonOptions& options, float section_default) {
+  return options.temperature.value_or(section_default);
+}
+
+}  // namespace tang

@@ -1,0 +1,28 @@
+// sampler.hpp: the full sampling step of lessons 03-06.
+//
+//   [constraint masks, lesson 05] -> temperature -> top-k -> softmax -> top-p -> one coin
+//
+// top-k is top_k.hpp; top-p is exercise 03 and the draw exercise 02, so the
+// lessons run whichever code this build compiled (the reference solutions, or
+// yours under the `learner` preset).
+#pragma once
+
+#include <span>
+
+#include "generate.hpp"
+#include "options.hpp"
+#include "rng.hpp"
+#include "sampling.hpp"
+
+namespace tang {
+
+// The step above, overwriting `logits`. Temperature 0 is greedy (argmax).
+TokenId sample_next(std::span<float> logits, const SamplingSettings& settings, Rng& rng);
+
+// A Picker (generate.hpp) that samples with `settings`.
+Picker sampling_picker(const SamplingSettings& settings);
+
+// How lessons 04-06 write unless flags say otherwise: T = 0.8 with top-k.
+SamplingSettings writing_settings(const LessonOptions& options);
+
+}  // namespace tang
