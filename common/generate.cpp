@@ -1,6 +1,9 @@
 #include "generate.hpp"
 
+#include <cmath>
 #include <stdexcept>
+
+#include "errors.hpp"
 
 namespace tang {
 
@@ -11,7 +14,18 @@ std::span<const TokenId> crop_to_context(std::span<const TokenId> context, std::
 std::span<const float> Recompute::next_logits(std::span<const TokenId> context) {
   if (context.empty()) throw std::invalid_argument("next_logits: empty context");
   const auto logits = forward(model_, crop_to_context(context, model_.config().block_size), acts_);
-  return {logits.data(), logits.size()};  // (1, V) -> (V)
+  return require_finite({logits.data(), logits.size()});  // (1, V) -> (V)
+}
+
+std::span<const float> require_finite(std::span<const float> logits) {
+  for (const float z : logits) {
+    if (!std::isfinite(z)) {
+      throw UserError(
+          "the model computed a logit that is not a finite number (inf or NaN): its weights are "
+          "too large to compute with; use a checkpoint written by lesson_00_train (or the shipped one)");
+    }
+  }
+  return logits;
 }
 
 std::vector<TokenId> write(Predictor& predictor, std::vector<TokenId>& context, const Picker& pick,

@@ -38,6 +38,10 @@ class Recompute : public Predictor {
   Activations acts_;
 };
 
+// `logits` itself; throws UserError when one of them is inf or NaN (huge
+// weights overflow), instead of letting NaN probabilities write garbage.
+std::span<const float> require_finite(std::span<const float> logits);
+
 // The last block_size characters of `context` (all of it when it fits).
 std::span<const TokenId> crop_to_context(std::span<const TokenId> context, std::size_t block_size);
 

@@ -1,7 +1,11 @@
 #include "gpt.hpp"
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <stdexcept>
 
+#include "errors.hpp"
 #include "ops.hpp"
 
 namespace tang {
@@ -29,21 +33,38 @@ GPT::GPT(GPT&& other) noexcept
 const Kernels kPlainKernels = {ops::matmul_forward, ops::attention_forward, ops::layernorm_forward,
                                ops::gelu_forward};
 
-Activations::Activations(const GPTConfig& c, std::size_t max_batch_) : max_batch(max_batch_) {
+Activations::Activations(const GPTConfig& c, std::size_t max_batch_, Keep keep)
+    : max_batch(max_batch_) {
   const std::size_t N = max_batch * c.block_size, C = c.n_embd, T = c.block_size;
+  const std::size_t att_size = keep == Keep::kEverything ? max_batch * c.n_head * T * T : 0;
+  const std::size_t logit_rows = keep == Keep::kEverything ? N : 1;
+  // What it all takes, before allocating any of it: a model file's config can
+  // ask for far more than a machine has.
+  const double floats = static_cast<double>(N) * C * (2 + 16 * static_cast<double>(c.n_layer)) +
+                        static_cast<double>(c.n_layer) * att_size +
+                        static_cast<double>(logit_rows) * c.vocab_size;
+  const double bytes = floats * sizeof(float);
+  const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+  if (memory > 0 && bytes > 0.8 * memory) {
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "running this model needs %.1f GB of activations (%s, batch %zu), more than "
+                  "this machine's %.1f GB of memory: use a smaller model",
+                  bytes / 1e9, c.describe().c_str(), max_batch, memory / 1e9);
+    throw UserError(text);
+  }
   auto matrix = [](std::size_t rows, std::size_t cols) { return Tensor<2>::from_shape({rows, cols}); };
   auto vector = [](std::size_t n) { return Tensor<1>::from_shape({n}); };
   encoded = matrix(N, C);
   for (std::size_t l = 0; l < c.n_layer; ++l) {
-    layers.push_back({matrix(N, C), vector(N), vector(N), matrix(N, 3 * C),
-                      vector(max_batch * c.n_head * T * T), matrix(N, C), matrix(N, C),
-                      matrix(N, C), vector(N), vector(N), matrix(N, 4 * C), matrix(N, 4 * C),
-                      matrix(N, C)});
+    layers.push_back({matrix(N, C), vector(N), vector(N), matrix(N, 3 * C), vector(att_size),
+                      matrix(N, C), matrix(N, C), matrix(N, C), vector(N), vector(N),
+                      matrix(N, 4 * C), matrix(N, 4 * C), matrix(N, C)});
   }
   lnf = matrix(N, C);
   lnf_mean = vector(N);
   lnf_rstd = vector(N);
-  logits = matrix(N, c.vocab_size);
+  logits = matrix(logit_rows, c.vocab_size);
 }
 
 View<2> forward(const GPTConfig& cfg, const GPTWeights& w, std::span<const TokenId> tokens,
@@ -54,6 +75,8 @@ View<2> forward(const GPTConfig& cfg, const GPTWeights& w, std::span<const Token
   if (B > a.max_batch) throw std::invalid_argument("forward: batch larger than the activations");
   if (which == LogitsFor::kLastPosition && B != 1)
     throw std::invalid_argument("forward: last-position logits are for one sequence");
+  if (which == LogitsFor::kAllPositions && a.logits.shape(0) < N)
+    throw std::invalid_argument("forward: all positions' logits need Keep::kEverything");
   for (TokenId id : tokens) {
     if (id < 0 || static_cast<std::size_t>(id) >= V)
       throw std::invalid_argument("forward: token id out of range");
@@ -67,7 +90,7 @@ View<2> forward(const GPTConfig& cfg, const GPTWeights& w, std::span<const Token
     // attention half: residual2 = x + proj(attention(ln_1(x)))
     k.layernorm(L.ln1.data(), L.ln1_mean.data(), L.ln1_rstd.data(), x, lw.ln1_w, lw.ln1_b, N, C);
     k.matmul(L.qkv.data(), L.ln1.data(), lw.qkv_w, lw.qkv_b, N, C, 3 * C);
-    k.attention(L.atty.data(), L.att.data(), L.qkv.data(), B, T, C, NH);
+    k.attention(L.atty.data(), L.att.size() > 0 ? L.att.data() : nullptr, L.qkv.data(), B, T, C, NH);
     k.matmul(L.residual2.data(), L.atty.data(), lw.attn_proj_w, lw.attn_proj_b, N, C, C);
     ops::residual_forward(L.residual2.data(), x, L.residual2.data(), N * C);
     // MLP half: residual3 = residual2 + proj(gelu(fc(ln_2(residual2))))

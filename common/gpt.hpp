@@ -60,14 +60,19 @@ struct Kernels {
 };
 extern const Kernels kPlainKernels;
 
+// What Activations keep: writing needs the logits of the last position only;
+// training and tests keep everything (all logits, the attention weights).
+enum class Keep { kLastLogits, kEverything };
+
 // Everything forward computes, for up to max_batch x block_size positions (N rows).
+// Throws UserError naming the sizes when that would not fit in this machine's memory.
 struct Activations {
-  Activations(const GPTConfig& config, std::size_t max_batch = 1);
+  Activations(const GPTConfig& config, std::size_t max_batch = 1, Keep keep = Keep::kLastLogits);
   struct Layer {
     Tensor<2> ln1;                 // (N, C)   ln_1(x)
     Tensor<1> ln1_mean, ln1_rstd;  // (N)
     Tensor<2> qkv;                 // (N, 3C)  queries | keys | values
-    Tensor<1> att;                 // (B, NH, T, T) attention weights
+    Tensor<1> att;                 // (B, NH, T, T) attention weights (Keep::kEverything)
     Tensor<2> atty;                // (N, C)   attention output, heads side by side
     Tensor<2> residual2;           // (N, C)   x after the attention half
     Tensor<2> ln2;                 // (N, C)   ln_2(x)
@@ -79,7 +84,7 @@ struct Activations {
   std::vector<Layer> layers;
   Tensor<2> lnf;                 // (N, C)  final LayerNorm
   Tensor<1> lnf_mean, lnf_rstd;  // (N)
-  Tensor<2> logits;              // (N, V)
+  Tensor<2> logits;              // (N, V), or (1, V) with Keep::kLastLogits
   std::size_t max_batch;
 };
 
@@ -87,7 +92,8 @@ enum class LogitsFor { kLastPosition, kAllPositions };
 
 // tokens (B, T), B sequences of T characters at positions 0 .. T-1. Fills
 // `acts` and returns a view of the logits: (B*T, V), or (1, V) for the last
-// position only (B = 1). Throws std::invalid_argument when they do not fit.
+// position only (B = 1). Throws std::invalid_argument when they do not fit
+// (all positions' logits need Activations with Keep::kEverything).
 View<2> forward(const GPTConfig& config, const GPTWeights& weights, std::span<const TokenId> tokens,
                 std::size_t B, std::size_t T, Activations& acts, const Kernels& kernels,
                 LogitsFor which);

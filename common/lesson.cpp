@@ -5,6 +5,7 @@
 #include "checkpoint.hpp"
 #include "errors.hpp"
 #include "program.hpp"
+#include "utf8.hpp"
 
 namespace tang {
 
@@ -31,6 +32,10 @@ int run_lesson(int argc, char** argv, const std::string& name, const std::string
     const LessonOptions options = check_lesson_options(flags);
     const GPT model = load_checkpoint(options.checkpoint);
     check_options_against_model(options, model);
+    for (std::size_t i = 0; i < sections.size(); ++i) {
+      check_vocabulary_has(model, options.checkpoint, sections[i].needs(options),
+                           "section " + std::to_string(i + 1) + " (" + sections[i].title + ")");
+    }
     // every flag is good: from here on the lesson prints
     std::cout << name << ": " << model.config().describe() << ", seed " << options.seed << "\n"
               << kExerciseCode << "\n";
@@ -47,6 +52,16 @@ int run_lesson(int argc, char** argv, const std::string& name, const std::string
     if (!std::cout) throw UserError("could not write the lesson's output (is the disk full?)");
     return 0;
   });
+}
+
+void check_vocabulary_has(const GPT& model, const std::string& checkpoint, const std::string& text,
+                          const std::string& who) {
+  for (const std::string& c : utf8_split(text)) {
+    if (!model.tokenizer().find(c)) {
+      throw UserError("the checkpoint " + checkpoint + " has no '" + c + "' in its vocabulary, which " +
+                      who + " needs: use a model trained on the Tang poems");
+    }
+  }
 }
 
 std::vector<TokenId> encode_prompt(const GPT& model, const std::string& text, std::ostream& out) {

@@ -32,10 +32,19 @@ struct LessonContext {
 struct Section {
   std::string title;  // printed as "== N. title"
   void (*run)(LessonContext&);
+  // The characters the section will look up or write with these options (its
+  // default prompts, punctuation, ...), checked against the model's vocabulary
+  // before the lesson starts.
+  std::string (*needs)(const LessonOptions&);
 };
 
 int run_lesson(int argc, char** argv, const std::string& name, const std::string& description,
                const std::vector<Section>& sections);
+
+// Throws UserError naming the first character of `text` that the model does
+// not know, the checkpoint, and `who` needs it.
+void check_vocabulary_has(const GPT& model, const std::string& checkpoint, const std::string& text,
+                          const std::string& who);
 
 // The prompt as token ids (its characters were checked with the flags); a
 // prompt longer than the context keeps its last block_size characters and

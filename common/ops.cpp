@@ -99,7 +99,7 @@ void attention_forward(float* out, float* att, const float* qkv, std::size_t B, 
       const std::size_t n = t + 1;
       attend(out + (b * T + t) * C, weights.data(), seq + t * 3 * C, seq + C, seq + 2 * C, 3 * C, n,
              C, NH);
-      for (std::size_t h = 0; h < NH; ++h) {
+      for (std::size_t h = 0; att != nullptr && h < NH; ++h) {
         float* row = att + ((b * NH + h) * T + t) * T;  // (T)
         std::copy(weights.begin() + h * n, weights.begin() + (h + 1) * n, row);
         std::fill(row + n, row + T, 0.0f);

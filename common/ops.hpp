@@ -58,7 +58,8 @@ void attend(float* out, float* weights, const float* q, const float* keys, const
 
 // --- causal self-attention over a window -------------------------------------
 // qkv (B, T, 3C) holds q | k | v per position; out (B, T, C) the heads side by
-// side; att (B, NH, T, T) receives the attention weights (row t: 0 after t).
+// side; att (B, NH, T, T) receives the attention weights (row t: 0 after t),
+// unless it is null.
 // (The trainer's BLAS version and its backward: common/fast/attention.hpp.)
 void attention_forward(float* out, float* att, const float* qkv, std::size_t B, std::size_t T,
                        std::size_t C, std::size_t NH);

@@ -58,10 +58,23 @@ LessonOptions check_lesson_options(LessonFlags& f) {
   return o;
 }
 
+namespace {
+
+// The characters of a flag's text; text that is not UTF-8 is a bad flag.
+std::vector<std::string> characters_of(const std::string& flag, const std::string& text) {
+  try {
+    return utf8_split(text);
+  } catch (const UserError& e) {
+    throw BadOption(flag + ": " + e.what());
+  }
+}
+
+}  // namespace
+
 void check_options_against_model(const LessonOptions& o, const GPT& model) {
   const Tokenizer& tokenizer = model.tokenizer();
   for (const std::string& prompt : o.prompts) {
-    for (const std::string& c : utf8_split(prompt)) {
+    for (const std::string& c : characters_of("--prompt", prompt)) {
       if (!tokenizer.find(c)) {
         throw BadOption("--prompt " + prompt + ": the model does not know the character '" + c +
                         "'; use characters of Tang poems");
@@ -69,7 +82,7 @@ void check_options_against_model(const LessonOptions& o, const GPT& model) {
     }
   }
   for (const std::string& heads : o.heads) {
-    for (const std::string& c : utf8_split(heads)) {
+    for (const std::string& c : characters_of("--heads", heads)) {
       if (!tokenizer.find(c) || c == "\n" || c == "，" || c == "。") {
         throw BadOption("--heads " + heads + ": the head character '" + c +
                         "' cannot start a line (not in the vocabulary, or punctuation): "

@@ -1,13 +1,23 @@
 #!/usr/bin/env python3
-"""Pastes what the lessons print into their READMEs, so the docs quote real output.
+"""Keeps the lesson pages in step with the programs and the code they quote.
 
-Runs build/release/lessons/06_kvcache/lesson_06_kvcache (all six sections) with the
-default flags, cuts its output at the "== N." headings, and replaces the text between
-  <!-- output:section-N -->  and  <!-- /output -->
-in lessons/0N_*/README.md with section N, inside a code block.
+Fills four kinds of marked blocks in lessons/*/README.md and docs/README.md:
+
+  <!-- output:section-N --> ... <!-- /output -->
+      section N of what build/release/lessons/06_kvcache/lesson_06_kvcache prints
+      with the default flags (it runs sections 1-6)
+  <!-- excerpt:PATH:TEXT --> ... <!-- /excerpt -->
+      from the file PATH, the lines from the first one containing TEXT to the end
+      of that definition (the next line that is exactly "}" or "};")
+  <!-- diff:kv_cache --> ... <!-- /diff -->
+      common/gpt.cpp's forward() next to lessons/06_kvcache/kv_cache.cpp's
+      forward_with_cache(), as a diff: what the KV cache adds
+  <!-- reading-path --> ... <!-- /reading-path -->
+      the table of files (and their line counts) to read for each lesson
 
     python3 scripts/update_lesson_readmes.py [path/to/lesson_06_kvcache]
 """
+import difflib
 import pathlib
 import re
 import subprocess
@@ -27,13 +37,76 @@ for line in output.splitlines():
     if current is not None:
         sections[current].append(line)
 
-for readme in sorted(root.glob("lessons/0[1-6]_*/README.md")):
-    text = readme.read_text()
-    def fill(match):
-        n = int(match.group(1))
-        body = "\n".join(sections[n]).rstrip()
-        return f"<!-- output:section-{n} -->\n```text\n{body}\n```\n<!-- /output -->"
-    new = re.sub(r"<!-- output:section-(\d) -->.*?<!-- /output -->", fill, text, flags=re.S)
+
+def definition(path, start_text):
+    lines = (root / path).read_text().splitlines()
+    for i, line in enumerate(lines):
+        if start_text in line:
+            for j in range(i, len(lines)):
+                if lines[j] in ("}", "};"):
+                    return lines[i:j + 1]
+            break
+    raise SystemExit(f"{path}: no definition starting with {start_text!r}")
+
+
+def fill_output(match):
+    n = int(match.group(1))
+    body = "\n".join(sections[n]).rstrip()
+    return f"<!-- output:section-{n} -->\n```text\n{body}\n```\n<!-- /output -->"
+
+
+def fill_excerpt(match):
+    path, start = match.group(1), match.group(2)
+    body = "\n".join(definition(path, start))
+    return f"<!-- excerpt:{path}:{start} -->\n```cpp\n{body}\n```\n<!-- /excerpt -->"
+
+
+def fill_diff(match):
+    plain = definition("common/gpt.cpp", "View<2> forward(const GPTConfig& cfg")
+    cached = definition("lessons/06_kvcache/kv_cache.cpp", "View<2> forward_with_cache(const GPTConfig& cfg")
+    diff = difflib.unified_diff(plain, cached, "common/gpt.cpp", "lessons/06_kvcache/kv_cache.cpp",
+                                n=100, lineterm="")
+    body = "\n".join(list(diff)[2:])  # without the two file-name lines
+    return f"<!-- diff:kv_cache -->\n```diff\n{body}\n```\n<!-- /diff -->"
+
+
+# The files to read for each lesson, in reading order. Each lesson also uses
+# what the lessons before it introduced.
+READING = [
+    ("01 probabilities", "the forward pass over a window, softmax, the top 8",
+     ["common/gpt.cpp", "common/ops.cpp", "common/sampling.cpp", "lessons/01_probabilities/next_char.cpp"]),
+    ("02 temperature", "the draw (exercise 02) and the generation loop",
+     ["lessons/02_temperature/solution/sample_with_temperature.cpp", "common/generate.cpp"]),
+    ("03 top-k, top-p", "cutting the tail; top-p is exercise 03",
+     ["lessons/03_topk_topp/top_k.cpp", "lessons/03_topk_topp/solution/top_p.cpp",
+      "lessons/03_topk_topp/sampler.cpp"]),
+    ("04 continuation", "an opening goes into the context first",
+     ["lessons/04_continuation/continuation_section.cpp"]),
+    ("05 acrostic", "masks; the fixed-form mask is exercise 05",
+     ["lessons/05_acrostic/logit_mask.cpp", "lessons/05_acrostic/acrostic.cpp",
+      "lessons/05_acrostic/solution/qiyan_jueju.cpp"]),
+    ("06 KV cache", "one cached decoding step, complete",
+     ["lessons/06_kvcache/kv_cache.hpp", "lessons/06_kvcache/kv_cache.cpp",
+      "lessons/06_kvcache/solution/attention_with_cache.cpp", "common/ops.cpp"]),
+]
+
+
+def fill_reading_path(match):
+    rows = ["| lesson | what you read | files (lines) | total |", "|---|---|---|---|"]
+    for lesson, what, files in READING:
+        counts = [(f, len((root / f).read_text().splitlines())) for f in files]
+        listed = ", ".join(f"`{f}` ({n})" for f, n in counts)
+        rows.append(f"| {lesson} | {what} | {listed} | {len(files)} files, {sum(n for _, n in counts)} lines |")
+    return "<!-- reading-path -->\n" + "\n".join(rows) + "\n<!-- /reading-path -->"
+
+
+pages = sorted(root.glob("lessons/0[0-9]_*/README.md")) + [root / "docs/README.md"]
+for page in pages:
+    text = page.read_text()
+    new = re.sub(r"<!-- output:section-(\d) -->.*?<!-- /output -->", fill_output, text, flags=re.S)
+    new = re.sub(r"<!-- excerpt:([^:]+):(.+?) -->.*?<!-- /excerpt -->", fill_excerpt, new, flags=re.S)
+    new = re.sub(r"<!-- diff:kv_cache -->.*?<!-- /diff -->", fill_diff, new, flags=re.S)
+    new = re.sub(r"<!-- reading-path -->.*?<!-- /reading-path -->", fill_reading_path, new, flags=re.S)
     if new != text:
-        readme.write_text(new)
-        print(f"updated {readme.relative_to(root)}")
+        page.write_text(new)
+        print(f"updated {page.relative_to(root)}")

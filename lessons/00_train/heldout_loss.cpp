@@ -33,7 +33,7 @@ double heldout_loss(const BatchLoss& loss, std::size_t T, const std::vector<Toke
 
 double heldout_loss(const GPT& model, const std::vector<TokenId>& stream, std::size_t batch_size) {
   const GPTConfig& config = model.config();
-  Activations acts(config, batch_size);
+  Activations acts(config, batch_size, Keep::kEverything);
   std::vector<float> losses(batch_size * config.block_size);
   const BatchLoss loss = [&](std::span<const TokenId> inputs, std::span<const TokenId> targets,
                              std::size_t B, std::size_t T) {

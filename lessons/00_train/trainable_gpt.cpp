@@ -22,7 +22,7 @@ TrainableGPT::TrainableGPT(const GPTConfig& config, std::size_t max_batch)
       config_(config),
       w_(bind_weights(config_, params.data())),
       g_(bind_weights(config_, grads.data())),
-      acts_(config, max_batch) {
+      acts_(config, max_batch, Keep::kEverything) {
   const std::size_t N = max_batch * config.block_size, C = config.n_embd;
   losses_ = vector(N);
   dresidual_ = matrix(N, C);

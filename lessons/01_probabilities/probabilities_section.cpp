@@ -36,7 +36,7 @@ void show_probabilities(LessonContext& c) {
   const std::string text = "春风", next = "。";
   const FollowCount count = count_followers(c.options.corpus, text, next);
   const auto probabilities = next_char_probabilities(predictor, c.model.tokenizer().encode(text));
-  const float model_p = probabilities[static_cast<std::size_t>(*c.model.tokenizer().find(next))];
+  const float model_p = probabilities[static_cast<std::size_t>(c.model.tokenizer().encode(next)[0])];
   const double share = count.occurrences ? static_cast<double>(count.followed) / count.occurrences : 0.0;
   c.out << "\n  Corpus check: how often is 「" << text << "」 followed by 「" << next << "」?\n";
   c.out << "    in the poems: " << count.followed << " of " << count.occurrences << " times"
@@ -44,10 +44,16 @@ void show_probabilities(LessonContext& c) {
   c.out << "    the model:    " << percent(model_p) << "\n";
 }
 
+std::string needs(const LessonOptions& o) {
+  std::string text = "春风。";  // the corpus check
+  for (const std::string& p : o.prompts.empty() ? kDefaultPrompts : o.prompts) text += p;
+  return text;
+}
+
 }  // namespace
 
 Section probabilities_section() {
-  return {"Next-character probabilities (top 8)", show_probabilities};
+  return {"Next-character probabilities (top 8)", show_probabilities, needs};
 }
 
 }  // namespace tang

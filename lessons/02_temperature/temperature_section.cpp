@@ -26,10 +26,12 @@ void show_temperatures(LessonContext& c) {
   }
 }
 
+std::string needs(const LessonOptions&) { return "\n"; }  // a poem starts after a newline
+
 }  // namespace
 
 Section temperature_section() {
-  return {"Temperature: the same seed at three temperatures", show_temperatures};
+  return {"Temperature: the same seed at three temperatures", show_temperatures, needs};
 }
 
 }  // namespace tang

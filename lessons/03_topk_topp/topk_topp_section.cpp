@@ -24,10 +24,12 @@ void show_topk_topp(LessonContext& c) {
   print_poems(c, sampling_picker({t, 0, c.options.top_p}), 3);
 }
 
+std::string needs(const LessonOptions&) { return "\n"; }  // a poem starts after a newline
+
 }  // namespace
 
 Section topk_topp_section() {
-  return {"Top-k and top-p: a high temperature without the long tail", show_topk_topp};
+  return {"Top-k and top-p: a high temperature without the long tail", show_topk_topp, needs};
 }
 
 }  // namespace tang

@@ -26,10 +26,16 @@ void show_continuations(LessonContext& c) {
   }
 }
 
+std::string needs(const LessonOptions& o) {
+  std::string text = "\n";
+  for (const std::string& p : o.prompts.empty() ? kDefaultOpenings : o.prompts) text += p;
+  return text;
+}
+
 }  // namespace
 
 Section continuation_section() {
-  return {"Continuation: the model carries on from an opening", show_continuations};
+  return {"Continuation: the model carries on from an opening", show_continuations, needs};
 }
 
 }  // namespace tang

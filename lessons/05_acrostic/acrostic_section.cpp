@@ -46,10 +46,18 @@ void show_acrostics(LessonContext& c) {
   }
 }
 
+std::string needs(const LessonOptions& o) {
+  std::string text = "\n，。";  // the form: line ends and the poem's end
+  for (const std::string& h : o.heads.empty() ? std::vector<std::string>{"春眠不觉", "学无止境"} : o.heads) {
+    text += h;
+  }
+  return text;
+}
+
 }  // namespace
 
 Section acrostic_section() {
-  return {"Acrostic (藏头诗): constrained decoding", show_acrostics};
+  return {"Acrostic (藏头诗): constrained decoding", show_acrostics, needs};
 }
 
 }  // namespace tang

@@ -32,6 +32,8 @@ View<2> forward_with_cache(const GPTConfig& cfg, const GPTWeights& w,
     if (id < 0 || static_cast<std::size_t>(id) >= V)
       throw std::invalid_argument("forward_with_cache: token id out of range");
   }
+  if (which == LogitsFor::kAllPositions && a.logits.shape(0) < N)
+    throw std::invalid_argument("forward_with_cache: all positions' logits need Keep::kEverything");
 
   // NEW: the new characters sit at positions start .. start+T-1, not 0 .. T-1
   mine::embed_with_offset(a.encoded.data(), tokens.data(), T, start, w.wte, w.wpe, C);
@@ -89,7 +91,7 @@ std::span<const float> CachedPredictor::next_logits(std::span<const TokenId> con
   const auto logits = forward_with_cache(model_.config(), model_.weights(), window.subspan(start),
                                          start, cache_, acts_, kernels_, LogitsFor::kLastPosition);
   seen_.assign(window.begin(), window.end());
-  return {logits.data(), logits.size()};
+  return require_finite({logits.data(), logits.size()});
 }
 
 }  // namespace tang

@@ -72,10 +72,12 @@ void show_kv_cache(LessonContext& c) {
   c.out << line;
 }
 
+std::string needs(const LessonOptions&) { return "\n"; }  // the text starts after a newline
+
 }  // namespace
 
 Section kv_cache_section() {
-  return {"KV cache: same text? how much faster? what does it cost?", show_kv_cache};
+  return {"KV cache: same text? how much faster? what does it cost?", show_kv_cache, needs};
 }
 
 }  // namespace tang
