@@ -8,11 +8,17 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace tang {
 
-// `text` with line breaks and other control characters shown escaped ("\\n",
-// "\\x1b"), so a message stays on one line whatever file or prompt it quotes.
+// `text` with what would not show as itself escaped: line breaks and other
+// control characters ("\\n", "\\x1b"), bytes that are not UTF-8 ("\\xff"), and
+// invisible or layout-changing characters such as zero-width joiners,
+// bidirectional controls and combining marks ("\\u{202E}").
+std::string show_invisible(std::string_view text);
+
+// The same, for an error message: it stays one line whatever file or prompt it quotes.
 std::string one_line(const std::string& text);
 
 struct UserError : std::runtime_error {

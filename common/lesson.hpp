@@ -56,7 +56,8 @@ std::vector<TokenId> encode_prompt(const GPT& model, const std::string& text, st
 // poems begins from the same random numbers.
 void print_poems(LessonContext& context, const Picker& pick, std::size_t count);
 
-// How a character looks in a table: the newline is shown as ⏎.
+// How a character looks in a table: the newline as ⏎, invisible characters
+// escaped (errors.hpp's show_invisible).
 std::string printable(const std::string& character);
 
 }  // namespace tang

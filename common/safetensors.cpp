@@ -1,6 +1,12 @@
 #include "safetensors.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <bit>
 #include <cstring>
 #include <filesystem>
@@ -100,19 +106,35 @@ class Parser {
 
   json parse_json(std::string_view header) const {
     // nlohmann::json keeps only the last of two equal keys, so a parser callback
-    // watches the top-level keys to catch duplicate tensor names.
-    std::set<std::string> top_level_keys;
+    // watches the keys of every object to catch duplicates (tensor names at the
+    // top, fields inside a tensor entry or __metadata__), and stops at once at a
+    // nesting no safetensors header has (ours are 3 deep).
+    constexpr int kMaxDepth = 8;
+    std::vector<std::set<std::string>> open_objects;
     std::string duplicate;
+    int duplicate_depth = 0;
     auto watch = [&](int depth, json::parse_event_t event, json& parsed) {
-      if (event == json::parse_event_t::key && depth == 1) {
+      if (depth > kMaxDepth) throw UserError("deep");
+      if (event == json::parse_event_t::object_start) open_objects.emplace_back();
+      if (event == json::parse_event_t::object_end && !open_objects.empty()) open_objects.pop_back();
+      if (event == json::parse_event_t::key && !open_objects.empty()) {
         const std::string key = parsed.get<std::string>();
-        if (!top_level_keys.insert(key).second && duplicate.empty()) duplicate = key;
+        if (!open_objects.back().insert(key).second && duplicate.empty()) {
+          duplicate = key;
+          duplicate_depth = depth;
+        }
       }
       return true;
     };
-    json root = json::parse(header.begin(), header.end(), watch, /*allow_exceptions=*/false);
+    json root;
+    try {
+      root = json::parse(header.begin(), header.end(), watch, /*allow_exceptions=*/false);
+    } catch (const UserError&) {
+      fail("has a header nested more than " + std::to_string(kMaxDepth) + " levels deep");
+    }
     if (root.is_discarded()) fail("has a header that is not valid JSON");
-    if (!duplicate.empty()) fail("names the tensor '" + duplicate + "' twice");
+    if (!duplicate.empty() && duplicate_depth == 1) fail("names the tensor '" + duplicate + "' twice");
+    if (!duplicate.empty()) fail("has the key '" + duplicate + "' twice in one entry");
     return root;
   }
 
@@ -222,16 +244,75 @@ SafetensorsFile parse_safetensors(std::string_view file_bytes, const std::string
   return Parser(file_bytes, source).parse();
 }
 
-SafetensorsFile read_safetensors(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    throw UserError("checkpoint " + path +
-                    " not found: pass --checkpoint PATH, or train one with lesson_00_train");
+namespace {
+
+// The file mapped into memory, read-only: the parser looks at the header first
+// and refuses a bad file before the pages of its data are ever read (a 2 GB
+// file with a bogus tail costs nothing).
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+      throw UserError("cannot open checkpoint " + path + " (" + std::strerror(errno) +
+                      "): check its permissions");
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd);
+      throw UserError("checkpoint " + path + " is not a regular file: pass --checkpoint PATH");
+    }
+    size_ = static_cast<std::size_t>(st.st_size);
+    if (size_ > 0) {
+      data_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (data_ == MAP_FAILED) {
+        data_ = nullptr;
+        ::close(fd);
+        throw UserError("cannot read checkpoint " + path + " (" + std::strerror(errno) + ")");
+      }
+    }
+    ::close(fd);
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError("cannot open checkpoint " + path + ": check its permissions");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return parse_safetensors(bytes, path);
+  ~MappedFile() {
+    if (data_ != nullptr) ::munmap(data_, size_);
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  std::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// What is at `path`, when it is not a file we can read as a checkpoint.
+std::string not_a_checkpoint_file(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    return "cannot be reached (" + ec.message() + ")";
+  }
+  switch (status.type()) {
+    case std::filesystem::file_type::regular: return "";
+    case std::filesystem::file_type::not_found:
+      return "not found: pass --checkpoint PATH, or train one with lesson_00_train";
+    case std::filesystem::file_type::directory: return "is a directory, not a checkpoint file";
+    case std::filesystem::file_type::fifo: return "is a FIFO (named pipe), not a checkpoint file";
+    case std::filesystem::file_type::socket: return "is a socket, not a checkpoint file";
+    case std::filesystem::file_type::block:
+    case std::filesystem::file_type::character: return "is a device, not a checkpoint file";
+    default: return "is not a regular file";
+  }
+}
+
+}  // namespace
+
+SafetensorsFile read_safetensors(const std::string& path) {
+  if (const std::string problem = not_a_checkpoint_file(path); !problem.empty()) {
+    throw UserError("checkpoint " + path + " " + problem);
+  }
+  const MappedFile file(path);
+  return parse_safetensors(file.bytes(), path);
 }
 
 std::string serialize_safetensors(const SafetensorsFile& file) {
