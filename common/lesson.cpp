@@ -1,5 +1,6 @@
 #include "lesson.hpp"
 
+#include <cstdio>
 #include <iostream>
 
 #include "checkpoint.hpp"
@@ -83,6 +84,14 @@ void print_poems(LessonContext& c, const Picker& pick, std::size_t count) {
     c.out << "    " << write_poem(predictor, c.model.tokenizer(), "", pick, rng, c.options.length)
           << "\n";
   }
+}
+
+std::string label(float value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.7g", static_cast<double>(value));
+  std::string s = text;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
 }
 
 std::string printable(const std::string& character) {

@@ -56,6 +56,10 @@ std::vector<TokenId> encode_prompt(const GPT& model, const std::string& text, st
 // poems begins from the same random numbers.
 void print_poems(LessonContext& context, const Picker& pick, std::size_t count);
 
+// A temperature or p as a label: enough digits to tell it apart from its
+// neighbours (0.04 stays 0.04, 1e-06 stays 1e-06), at least one decimal (1.0).
+std::string label(float value);
+
 // How a character looks in a table: the newline as ⏎, invisible characters
 // escaped (errors.hpp's show_invisible).
 std::string printable(const std::string& character);

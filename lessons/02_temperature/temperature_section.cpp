@@ -1,6 +1,5 @@
 #include "temperature_section.hpp"
 
-#include <cstdio>
 #include <ostream>
 
 #include "exercise/sample_with_temperature.hpp"
@@ -15,9 +14,7 @@ void show_temperatures(LessonContext& c) {
                                               ? std::vector<float>{*c.options.temperature}
                                               : std::vector<float>{0.3f, 1.0f, 1.5f};
   for (float t : temperatures) {
-    char heading[64];
-    std::snprintf(heading, sizeof heading, "  T = %.1f%s\n", t, t == 0.0f ? " (greedy)" : "");
-    c.out << heading;
+    c.out << "  T = " << label(t) << (t == 0.0f ? " (greedy)" : "") << "\n";
     // every character drawn by exercise 02's function
     const Picker draw = [t](std::span<float> logits, std::size_t, Rng& rng) {
       return mine::sample_with_temperature(logits, t, rng.uniform());

@@ -1,6 +1,5 @@
 #include "topk_topp_section.hpp"
 
-#include <cstdio>
 #include <ostream>
 
 #include "sampler.hpp"
@@ -11,16 +10,11 @@ namespace {
 
 void show_topk_topp(LessonContext& c) {
   const float t = temperature_or(c.options, 1.5f);
-  char heading[96];
-  std::snprintf(heading, sizeof heading,
-                "  T = %.1f, only the %zu most likely characters (top-k = %zu):\n", t,
-                c.options.top_k, c.options.top_k);
-  c.out << heading;
+  c.out << "  T = " << label(t) << ", only the " << c.options.top_k
+        << " most likely characters (top-k = " << c.options.top_k << "):\n";
   print_poems(c, sampling_picker({t, c.options.top_k, 1.0f}), 3);
-  std::snprintf(heading, sizeof heading,
-                "  T = %.1f, the smallest set reaching p = %.2f (top-p, exercise 03):\n", t,
-                c.options.top_p);
-  c.out << heading;
+  c.out << "  T = " << label(t) << ", the smallest set reaching p = " << label(c.options.top_p)
+        << " (top-p, exercise 03):\n";
   print_poems(c, sampling_picker({t, 0, c.options.top_p}), 3);
 }
 

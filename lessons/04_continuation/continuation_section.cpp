@@ -13,7 +13,7 @@ const std::vector<std::string> kDefaultOpenings = {"床前明月光，", "大漠
 void show_continuations(LessonContext& c) {
   const SamplingSettings settings = writing_settings(c.options);
   c.out << "The opening goes into the context first; the model continues it (T = "
-        << settings.temperature << ", top-k = " << settings.top_k << "):\n";
+        << label(settings.temperature) << ", top-k = " << settings.top_k << "):\n";
   const auto& openings = c.options.prompts.empty() ? kDefaultOpenings : c.options.prompts;
   Recompute predictor(c.model);
   Rng rng(c.options.seed);
