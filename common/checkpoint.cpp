@@ -152,8 +152,8 @@ GPT model_from_safetensors(const SafetensorsFile& file, const std::string& path)
   return GPT(config, std::move(tokenizer), std::move(parameters));
 }
 
-GPT load_checkpoint(const std::string& path) {
-  return model_from_safetensors(read_safetensors(path), path);
+GPT load_checkpoint(const std::string& path, const std::string& flag) {
+  return model_from_safetensors(read_safetensors(path, flag), path);
 }
 
 SafetensorsFile model_to_safetensors(const GPT& model,

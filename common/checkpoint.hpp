@@ -23,7 +23,8 @@ inline constexpr const char* kCheckpointFormat = "tang-gpt-1";
 // wrong: metadata missing or disagreeing with the tensors, a missing or extra
 // tensor, a bad vocabulary, and every format error of parse_safetensors().
 GPT model_from_safetensors(const SafetensorsFile& file, const std::string& source);
-GPT load_checkpoint(const std::string& path);
+// `flag` names the option the path came from, for the "not found" message.
+GPT load_checkpoint(const std::string& path, const std::string& flag = "--checkpoint");
 
 SafetensorsFile model_to_safetensors(const GPT& model,
                                      const std::map<std::string, std::string>& notes = {});

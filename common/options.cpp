@@ -43,12 +43,7 @@ LessonOptions check_lesson_options(LessonFlags& f) {
   if (!std::isfinite(f.temperature)) throw BadOption("--temperature must be a number in [0, 10]");
   if (!std::isfinite(o.top_p)) throw BadOption("--top-p must be a number in (0, 1]");
   if (f.temperature_flag->count() > 0) o.temperature = f.temperature;
-  // Decimal digits only: strtoull would wrap "-1", clamp 2^64 and read "010" as octal.
-  const std::string& s = f.seed_text;
-  const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), o.seed);
-  if (s.empty() || error != std::errc() || end != s.data() + s.size()) {
-    throw BadOption("--seed " + s + ": must be a whole number in [0, 2^64-1]");
-  }
+  o.seed = parse_seed("--seed", f.seed_text);
   for (const std::string& p : o.prompts) {
     if (p.empty()) throw BadOption("--prompt is empty: give at least one character, e.g. --prompt 春风");
   }
@@ -90,6 +85,18 @@ void check_options_against_model(const LessonOptions& o, const GPT& model) {
       }
     }
   }
+}
+
+std::uint64_t parse_seed(const std::string& flag, const std::string& s) {
+  // Decimal digits only: strtoull would wrap "-1", clamp 2^64 and read "010" as octal.
+  std::uint64_t seed = 0;
+  const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), seed);
+  const bool digits_only = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+  const bool leading_zero = s.size() > 1 && s[0] == '0';
+  if (!digits_only || leading_zero || error != std::errc() || end != s.data() + s.size()) {
+    throw BadOption(flag + " " + s + ": must be a whole number in [0, 2^64-1], in decimal digits");
+  }
+  return seed;
 }
 
 float temperature_or(const LessonOptions& options, float section_default) {

@@ -46,6 +46,10 @@ LessonOptions check_lesson_options(LessonFlags& flags);
 // characters, punctuation or a newline as an acrostic head).
 void check_options_against_model(const LessonOptions& options, const GPT& model);
 
+// A seed as every program of the course reads it: decimal digits only, in
+// [0, 2^64-1] (no sign, no wrap-around, no octal "010"). Throws BadOption.
+std::uint64_t parse_seed(const std::string& flag, const std::string& text);
+
 // The temperature for a section: --temperature when given, else its own default.
 float temperature_or(const LessonOptions& options, float section_default);
 

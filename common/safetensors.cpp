@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "atomic_file.hpp"
 #include "errors.hpp"
 #include "utf8.hpp"
 
@@ -260,7 +261,7 @@ class MappedFile {
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
       ::close(fd);
-      throw UserError("checkpoint " + path + " is not a regular file: pass --checkpoint PATH");
+      throw UserError("checkpoint " + path + " is not a regular file");
     }
     size_ = static_cast<std::size_t>(st.st_size);
     if (size_ > 0) {
@@ -286,7 +287,7 @@ class MappedFile {
 };
 
 // What is at `path`, when it is not a file we can read as a checkpoint.
-std::string not_a_checkpoint_file(const std::string& path) {
+std::string not_a_checkpoint_file(const std::string& path, const std::string& flag) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
   if (ec && ec != std::errc::no_such_file_or_directory) {
@@ -295,7 +296,7 @@ std::string not_a_checkpoint_file(const std::string& path) {
   switch (status.type()) {
     case std::filesystem::file_type::regular: return "";
     case std::filesystem::file_type::not_found:
-      return "not found: pass --checkpoint PATH, or train one with lesson_00_train";
+      return "not found: pass " + flag + " PATH, or train one with lesson_00_train";
     case std::filesystem::file_type::directory: return "is a directory, not a checkpoint file";
     case std::filesystem::file_type::fifo: return "is a FIFO (named pipe), not a checkpoint file";
     case std::filesystem::file_type::socket: return "is a socket, not a checkpoint file";
@@ -307,8 +308,8 @@ std::string not_a_checkpoint_file(const std::string& path) {
 
 }  // namespace
 
-SafetensorsFile read_safetensors(const std::string& path) {
-  if (const std::string problem = not_a_checkpoint_file(path); !problem.empty()) {
+SafetensorsFile read_safetensors(const std::string& path, const std::string& flag) {
+  if (const std::string problem = not_a_checkpoint_file(path, flag); !problem.empty()) {
     throw UserError("checkpoint " + path + " " + problem);
   }
   const MappedFile file(path);
@@ -340,19 +341,7 @@ std::string serialize_safetensors(const SafetensorsFile& file) {
 }
 
 void write_safetensors(const std::string& path, const SafetensorsFile& file) {
-  const std::string bytes = serialize_safetensors(file);
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out)
-      throw UserError("cannot write " + temporary + ": check the folder exists and is writable");
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) throw UserError("writing " + temporary + " failed: is the disk full?");
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) throw UserError("cannot rename " + temporary + " to " + path + ": " + ec.message());
+  write_file_atomically(path, serialize_safetensors(file));
 }
 
 NamedTensor make_f32_tensor(std::string name, std::vector<std::size_t> shape, const float* data) {

@@ -41,7 +41,7 @@ struct SafetensorsFile {
 SafetensorsFile parse_safetensors(std::string_view file_bytes, const std::string& source);
 
 // Read and parse a file; a missing or unreadable file is a UserError too.
-SafetensorsFile read_safetensors(const std::string& path);
+SafetensorsFile read_safetensors(const std::string& path, const std::string& flag = "--checkpoint");
 
 // Serialise (header padded with spaces to a multiple of 8 bytes, as the
 // reference implementation does).

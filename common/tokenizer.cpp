@@ -26,7 +26,11 @@ Tokenizer::Tokenizer(std::vector<std::string> characters) : characters_(std::mov
 
 Tokenizer Tokenizer::from_corpus(std::string_view text) {
   std::set<char32_t> seen;
-  for (const std::string& c : utf8_split(text)) seen.insert(utf8_decode_one(c));
+  for (std::size_t offset = 0; offset < text.size();) {  // character by character, no copies
+    const std::size_t length = utf8_char_length(text, offset);
+    seen.insert(utf8_decode_one(text.substr(offset, length)));
+    offset += length;
+  }
   seen.erase(U'\n');
   std::vector<std::string> characters{"\n"};
   for (char32_t cp : seen) characters.push_back(utf8_encode(cp));

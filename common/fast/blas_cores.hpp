@@ -6,7 +6,10 @@
 // (25 instead of 90 GFLOP/s measured here). OpenBLAS reads its choice from the
 // environment variable OPENBLAS_CORETYPE only while the library loads, so when
 // the fallback happened on a CPU with AVX-512 (or AVX2) we set the variable and
-// start the program again, once. Set OPENBLAS_CORETYPE yourself to override.
+// start the program again, once, with the best family the CPU reports it can
+// run (SkylakeX with AVX-512, Haswell with AVX2 + FMA). Set OPENBLAS_CORETYPE
+// yourself to override; a value naming kernels this CPU cannot run (SkylakeX on
+// an AVX2-only CPU would die with SIGILL) is replaced, with a note on stderr.
 #pragma once
 
 namespace tang {

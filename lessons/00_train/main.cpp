@@ -1,13 +1,15 @@
 // lesson_00_train: train the course's GPT on the Tang poems, in C++.
 //
-//   lesson_00_train                 train (or continue with --resume)
-//   lesson_00_train --eval [PATH]   print the held-out loss of a checkpoint
+//   lesson_00_train                 train into runs/train/ (or continue with --resume)
+//   lesson_00_train --eval [PATH]   print the held-out loss of a checkpoint (default:
+//                                   the shipped model)
 //
 // Every optimizer step: sample a batch, forward, backward, clip the gradient,
 // AdamW with a cosine learning rate. Progress goes to the terminal and a CSV
 // log; the full training state (weights + AdamW moments + sampler state) is
-// saved regularly and on Ctrl-C, so training can stop and resume any number
-// of times and still end with the same weights as one uninterrupted run.
+// saved regularly and when a signal ends the run (Ctrl-C, SIGTERM, SIGHUP, a
+// closed terminal or pipe), so training can stop and resume any number of
+// times and still end with the same weights as one uninterrupted run.
 #include <cblas.h>
 #include <omp.h>
 
@@ -17,32 +19,39 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <cstring>
 #include <map>
+#include <sstream>
 
 #include "adamw.hpp"
 #include "checkpoint.hpp"
 #include "errors.hpp"
 #include "fast/blas_cores.hpp"
 #include "heldout_loss.hpp"
+#include "options.hpp"
 #include "poem_dataset.hpp"
 #include "program.hpp"
+#include "run_files.hpp"
 #include "train_state.hpp"
 #include "trainable_gpt.hpp"
 
 namespace {
 
-volatile std::sig_atomic_t g_interrupted = 0;
-void on_interrupt(int) {
-  g_interrupted = 1;
+// The signal that asked the run to stop (0: none). The loop checks it after
+// every step, saves and exits.
+volatile std::sig_atomic_t g_stop_signal = 0;
+void on_stop_signal(int signal) {
+  g_stop_signal = signal;
 }
 
 struct Options {
   std::string data = std::string(TANG_DATA_DIR) + "/tang_poems.txt";
-  std::string out = std::string(TANG_DATA_DIR) + "/tang_gpt.safetensors";
-  std::string state = std::string(TANG_DATA_DIR) + "/checkpoints/train_state.safetensors";
-  std::string log = std::string(TANG_DATA_DIR) + "/tang_gpt_training.csv";
+  std::string out = std::string(TANG_RUNS_DIR) + "/train/tang_gpt.safetensors";
+  std::string state = std::string(TANG_RUNS_DIR) + "/train/train_state.safetensors";
+  std::string log = std::string(TANG_RUNS_DIR) + "/train/training.csv";
   std::string eval_path;
-  bool eval = false, resume = false;
+  std::string seed_text = "1337";
+  bool eval = false, resume = false, overwrite_shipped = false;
   long steps = 5900, warmup = 100, eval_every = 500, save_every = 100, print_every = 10;
   long stop_at = -1;
   std::size_t batch = 32, block = 128, layers = 4, heads = 4, dims = 128;
@@ -67,11 +76,18 @@ std::map<std::string, std::string> settings_of(const Options& o) {
 }
 
 int evaluate_checkpoint(const Options& o) {
-  const std::string path = o.eval_path.empty() ? o.out : o.eval_path;
-  const tang::GPT model = tang::load_checkpoint(path);
+  const std::string path = o.eval_path.empty() ? tang::shipped_model_path() : o.eval_path;
+  const tang::GPT model = tang::load_checkpoint(path, "--eval");
   const tang::PoemDataset data = tang::load_poem_dataset(o.data);
   // Encode the held-out poems with the checkpoint's own vocabulary.
   const std::string heldout_text = data.tokenizer.decode(data.heldout);
+  for (const std::string& c : data.tokenizer.characters()) {
+    if (!model.tokenizer().find(c)) {
+      throw tang::UserError("the held-out poems of " + o.data + " contain '" + c +
+                            "', which the vocabulary of " + path +
+                            " lacks: evaluate it on the corpus it was trained on (--data)");
+    }
+  }
   const std::vector<tang::TokenId> stream = model.tokenizer().encode(heldout_text);
   const double loss = tang::heldout_loss(model, stream, o.batch);
   std::printf("checkpoint   %s\nmodel        %s\nheld-out     %zu poems, %zu characters\n",
@@ -81,10 +97,21 @@ int evaluate_checkpoint(const Options& o) {
 }
 
 int train(const Options& o) {
+  if (o.steps <= o.warmup) throw tang::BadOption("--steps must be larger than --warmup");
+  // Every output checked before any work: where it goes, that it may go there,
+  // that no other trainer uses this state, that a fresh start loses nothing.
+  tang::check_run_paths({o.out, o.state, o.log}, o.overwrite_shipped);
+  const tang::StateLock lock(o.state);
+  if (!o.resume && std::filesystem::exists(o.state)) {
+    throw tang::UserError("there is a training state at " + o.state +
+                          ": continue it with --resume, or start afresh with another --state "
+                          "(or remove that file)");
+  }
   const tang::PoemDataset data = tang::load_poem_dataset(o.data);
   tang::GPTConfig config{data.tokenizer.size(), o.block, o.layers, o.heads, o.dims};
   config.validate();
-  if (o.steps <= o.warmup) throw tang::UserError("--steps must be larger than --warmup");
+  std::printf("writing      %s (model), %s (state), %s (log)\n", o.out.c_str(), o.state.c_str(),
+              o.log.c_str());
 
   tang::TrainableGPT model(config, o.batch);
   tang::AdamW optimizer(config, {0.9f, 0.95f, 1e-8f, o.weight_decay});
@@ -99,9 +126,6 @@ int train(const Options& o) {
     if (o.resume) std::printf("no training state at %s yet: starting afresh\n", o.state.c_str());
     model.init_random(rng);
   }
-  if (const auto folder = std::filesystem::path(o.state).parent_path(); !folder.empty()) {
-    std::filesystem::create_directories(folder);
-  }
 
   std::printf("model        %s, %zu parameters\n", config.describe().c_str(), model.params.size());
   std::printf("corpus       %zu training poems (%zu characters), %zu held out (%zu)\n",
@@ -110,10 +134,7 @@ int train(const Options& o) {
               o.steps, o.batch, o.block, o.lr, o.min_lr, omp_get_max_threads(),
               tang::blas_core_name());
 
-  const bool new_log = progress.step == 0 || !std::filesystem::exists(o.log);
-  std::ofstream log(o.log, new_log ? std::ios::trunc : std::ios::app);
-  if (!log) throw tang::UserError("cannot write the log " + o.log);
-  if (new_log) log << "step,lr,train_loss,heldout_loss,grad_norm,tokens_per_s,elapsed_s\n";
+  tang::TrainingLog log(o.log, progress.step);  // cut back to the saved step
 
   auto save = [&](bool export_model, double heldout) {
     progress.rng_state = rng.state();
@@ -127,14 +148,18 @@ int train(const Options& o) {
     }
   };
 
-  std::signal(SIGINT, on_interrupt);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) std::signal(signal, on_stop_signal);
+  // A closed pipe (`| tee log` after Ctrl-C) must not kill us mid-step: writes
+  // to stdout then fail instead, and the loop stops and saves.
+  std::signal(SIGPIPE, SIG_IGN);
+  bool stdout_lost = false;
   std::vector<tang::TokenId> inputs, targets;
   const long last = o.stop_at > 0 ? std::min(o.stop_at, o.steps) : o.steps;
   using clock = std::chrono::steady_clock;
   auto window_start = clock::now();
   long window_steps = 0;
   double tokens_per_s = 0.0;
-  while (progress.step < last && !g_interrupted) {
+  while (progress.step < last && g_stop_signal == 0 && !stdout_lost) {
     const auto step_start = clock::now();
     tang::sample_batch(data.train, o.batch, o.block, rng, inputs, targets);
     model.zero_grad();
@@ -167,20 +192,22 @@ int train(const Options& o) {
                   format_duration(progress.elapsed_seconds).c_str(), format_duration(eta).c_str());
       if (heldout >= 0.0) std::printf("  held-out %.4f", heldout);
       std::printf("\n");
-      std::fflush(stdout);
+      stdout_lost = std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
     }
-    log << progress.step << ',' << lr << ',' << loss << ',';
-    if (heldout >= 0.0) log << heldout;
-    log << ',' << norm << ',' << tokens_per_s << ',' << progress.elapsed_seconds << '\n';
-    if (heldout >= 0.0) log.flush();
+    std::ostringstream row;
+    row << progress.step << ',' << lr << ',' << loss << ',';
+    if (heldout >= 0.0) row << heldout;
+    row << ',' << norm << ',' << tokens_per_s << ',' << progress.elapsed_seconds;
+    log.append(row.str());  // a failed write stops here, before the state moves past the log
     if (progress.step % o.save_every == 0 || heldout >= 0.0) save(heldout >= 0.0, heldout);
   }
-  log.flush();
   save(false, -1.0);
-  if (g_interrupted) {
-    std::printf("interrupted: state saved to %s at step %ld; continue with --resume\n",
-                o.state.c_str(), progress.step);
-    return 130;
+  if (g_stop_signal != 0 || stdout_lost) {
+    const std::string why = stdout_lost ? "the output went away: closed terminal or pipe"
+                                        : std::string("signal: ") + strsignal(g_stop_signal);
+    std::fprintf(stderr, "stopped (%s); state saved to %s at step %ld; continue with --resume\n",
+                 why.c_str(), o.state.c_str(), progress.step);
+    return 128 + (g_stop_signal != 0 ? static_cast<int>(g_stop_signal) : SIGPIPE);
   }
   std::printf("saved training state at step %ld to %s\n", progress.step, o.state.c_str());
   return 0;
@@ -193,12 +220,15 @@ int main(int argc, char** argv) {
   Options o;
   CLI::App app{"Train the Tang-poem GPT (lesson 00)", "lesson_00_train"};
   auto* eval = app.add_option("--eval", o.eval_path,
-                              "print the held-out loss of a checkpoint (default: --out) and exit")
+                              "print the held-out loss of a checkpoint (default: the shipped "
+                              "model) and exit")
                    ->expected(0, 1);
   app.add_option("--data", o.data, "corpus, one poem per line")->capture_default_str();
   app.add_option("--out", o.out, "model checkpoint to write")->capture_default_str();
   app.add_option("--state", o.state, "training state (weights + optimizer)")->capture_default_str();
   app.add_option("--log", o.log, "CSV log")->capture_default_str();
+  app.add_flag("--overwrite-shipped", o.overwrite_shipped,
+               "allow --out/--log to replace the shipped data/tang_gpt.safetensors or its log");
   app.add_flag("--resume", o.resume, "continue from --state if it exists");
   app.add_option("--steps", o.steps, "total optimizer steps")
       ->capture_default_str()
@@ -235,7 +265,7 @@ int main(int argc, char** argv) {
   app.add_option("--clip", o.clip, "gradient clipping norm")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  app.add_option("--seed", o.seed, "random seed (initialisation and batches)")
+  app.add_option("--seed", o.seed_text, "random seed (initialisation and batches), in [0, 2^64-1]")
       ->capture_default_str();
   app.add_option("--eval-every", o.eval_every, "steps between held-out evaluations")
       ->capture_default_str()
@@ -254,6 +284,7 @@ int main(int argc, char** argv) {
       openblas_set_num_threads(o.threads);
     }
     o.eval = eval->count() > 0;
+    o.seed = tang::parse_seed("--seed", o.seed_text);
     return o.eval ? evaluate_checkpoint(o) : train(o);
   });
 }

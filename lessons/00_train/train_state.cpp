@@ -27,7 +27,7 @@ void save_train_state(const std::string& path, const TrainableGPT& model, const 
 TrainProgress load_train_state(const std::string& path, TrainableGPT& model, AdamW& optimizer,
                                const Tokenizer& tokenizer,
                                const std::map<std::string, std::string>& settings) {
-  const SafetensorsFile file = read_safetensors(path);
+  const SafetensorsFile file = read_safetensors(path, "--state");
   const auto refuse = [&](const std::string& why) {
     throw UserError("cannot resume from " + path + ": " + why +
                     "; start afresh without --resume or use the settings it was made with");
