@@ -41,7 +41,11 @@ void check_writable(const std::string& flag, const std::string& path) {
     throw UserError("cannot write into " + folder.string() + " for " + flag + " " + path +
                     ": choose a writable folder");
   }
-  if (fs::is_directory(path, ec)) throw UserError(flag + " " + path + " is a directory: give a file path");
+  const fs::file_status status = fs::symlink_status(path, ec);
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    throw UserError(flag + " " + path + " exists and is not a regular file (a directory, device, "
+                    "link or pipe): give the path of a file to write");
+  }
 }
 
 }  // namespace
