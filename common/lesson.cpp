@@ -81,8 +81,8 @@ void print_poems(LessonContext& c, const Picker& pick, std::size_t count) {
   Recompute predictor(c.model);
   Rng rng(c.options.seed);
   for (std::size_t i = 0; i < count; ++i) {
-    c.out << "    " << write_poem(predictor, c.model.tokenizer(), "", pick, rng, c.options.length)
-          << "\n";
+    const std::string poem = write_poem(predictor, c.model.tokenizer(), "", pick, rng, c.options.length);
+    c.out << "    " << poem << "\n";
   }
 }
 

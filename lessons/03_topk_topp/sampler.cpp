@@ -15,7 +15,7 @@ TokenId sample_next(std::span<float> logits, const SamplingSettings& s, Rng& rng
   z /= s.temperature;
   top_k_filter(logits, s.top_k);
   softmax_in_place(logits);
-  mine::top_p_filter(logits, s.top_p);
+  if (s.top_p < 1.0f) mine::top_p_filter(logits, s.top_p);  // 1 = off
   return mine::sample_from(logits, rng.uniform());
 }
 

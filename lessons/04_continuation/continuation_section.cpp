@@ -20,9 +20,9 @@ void show_continuations(LessonContext& c) {
   const Picker pick = sampling_picker(settings);
   for (const std::string& opening : openings) {
     encode_prompt(c.model, opening, c.out);  // notes cropping of a long opening
-    c.out << "    "
-          << write_poem(predictor, c.model.tokenizer(), opening, pick, rng, c.options.length)
-          << "\n";
+    const std::string poem =
+        write_poem(predictor, c.model.tokenizer(), opening, pick, rng, c.options.length);
+    c.out << "    " << poem << "\n";
   }
 }
 

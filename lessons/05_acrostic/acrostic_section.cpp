@@ -24,8 +24,10 @@ void show_acrostics(LessonContext& c) {
   Recompute predictor(c.model);
   Rng rng(c.options.seed);
   for (const auto& [heads, per_line] : requests) {
-    c.out << "  " << heads << " (" << per_line << " characters a line):\n    "
-          << write_acrostic(predictor, c.model.tokenizer(), heads, per_line, settings, rng) << "\n";
+    c.out << "  " << heads << " (" << per_line << " characters a line):\n";
+    const std::string poem =
+        write_acrostic(predictor, c.model.tokenizer(), heads, per_line, settings, rng);
+    c.out << "    " << poem << "\n";
   }
 
   // The model writes every character itself; exercise 05's mask decides,
