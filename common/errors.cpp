@@ -11,18 +11,22 @@ namespace {
 // U+202E turns the rest of a line around), line separators, the BOM, and
 // combining marks (they stack on the character before them).
 bool invisible(char32_t c) {
-  return (c >= 0x80 && c <= 0x9F) || (c >= 0x200B && c <= 0x200F) ||
-         (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x206F) || c == 0x2028 ||
-         c == 0x2029 || c == 0xFEFF || c == 0x00AD || (c >= 0x0300 && c <= 0x036F) ||
-         (c >= 0x1AB0 && c <= 0x1AFF) || (c >= 0x1DC0 && c <= 0x1DFF) ||
-         (c >= 0x20D0 && c <= 0x20FF) || (c >= 0xFE00 && c <= 0xFE0F) ||
-         (c >= 0xFE20 && c <= 0xFE2F) || (c >= 0xE0000 && c <= 0xE0FFF);
+  return (c >= 0x80 && c <= 0x9F) || (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) ||
+         (c >= 0x2060 && c <= 0x206F) || c == 0x2028 || c == 0x2029 || c == 0xFEFF || c == 0x00AD ||
+         (c >= 0x0300 && c <= 0x036F) || (c >= 0x1AB0 && c <= 0x1AFF) ||
+         (c >= 0x1DC0 && c <= 0x1DFF) || (c >= 0x20D0 && c <= 0x20FF) ||
+         (c >= 0xFE00 && c <= 0xFE0F) || (c >= 0xFE20 && c <= 0xFE2F) ||
+         (c >= 0xE0000 && c <= 0xE0FFF);
 }
 
 // Length of the well-formed UTF-8 character at text[i] and its code point, or 0.
 std::size_t decode(std::string_view text, std::size_t i, char32_t& c) {
   const auto b = static_cast<unsigned char>(text[i]);
-  std::size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+  std::size_t n = b < 0x80           ? 1
+                  : (b >> 5) == 0x6  ? 2
+                  : (b >> 4) == 0xE  ? 3
+                  : (b >> 3) == 0x1E ? 4
+                                     : 0;
   if (n == 0 || i + n > text.size()) return 0;
   c = n == 1 ? b : n == 2 ? b & 0x1F : n == 3 ? b & 0x0F : b & 0x07;
   for (std::size_t k = 1; k < n; ++k) {

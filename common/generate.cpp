@@ -22,7 +22,8 @@ std::span<const float> require_finite(std::span<const float> logits) {
     if (!std::isfinite(z)) {
       throw UserError(
           "the model computed a logit that is not a finite number (inf or NaN): its weights are "
-          "too large to compute with; use a checkpoint written by lesson_00_train (or the shipped one)");
+          "too large to compute with; use a checkpoint written by lesson_00_train (or the shipped "
+          "one)");
     }
   }
   return logits;

@@ -53,7 +53,9 @@ Activations::Activations(const GPTConfig& c, std::size_t max_batch_, Keep keep)
                   bytes / 1e9, c.describe().c_str(), max_batch, memory / 1e9);
     throw UserError(text);
   }
-  auto matrix = [](std::size_t rows, std::size_t cols) { return Tensor<2>::from_shape({rows, cols}); };
+  auto matrix = [](std::size_t rows, std::size_t cols) {
+    return Tensor<2>::from_shape({rows, cols});
+  };
   auto vector = [](std::size_t n) { return Tensor<1>::from_shape({n}); };
   encoded = matrix(N, C);
   for (std::size_t l = 0; l < c.n_layer; ++l) {
@@ -90,7 +92,8 @@ View<2> forward(const GPTConfig& cfg, const GPTWeights& w, std::span<const Token
     // attention half: residual2 = x + proj(attention(ln_1(x)))
     k.layernorm(L.ln1.data(), L.ln1_mean.data(), L.ln1_rstd.data(), x, lw.ln1_w, lw.ln1_b, N, C);
     k.matmul(L.qkv.data(), L.ln1.data(), lw.qkv_w, lw.qkv_b, N, C, 3 * C);
-    k.attention(L.atty.data(), L.att.size() > 0 ? L.att.data() : nullptr, L.qkv.data(), B, T, C, NH);
+    k.attention(L.atty.data(), L.att.size() > 0 ? L.att.data() : nullptr, L.qkv.data(), B, T, C,
+                NH);
     k.matmul(L.residual2.data(), L.atty.data(), lw.attn_proj_w, lw.attn_proj_b, N, C, C);
     ops::residual_forward(L.residual2.data(), x, L.residual2.data(), N * C);
     // MLP half: residual3 = residual2 + proj(gelu(fc(ln_2(residual2))))

@@ -50,7 +50,9 @@ int run_lesson(int argc, char** argv, const std::string& name, const std::string
       }
     }
     std::cout.flush();
-    if (!std::cout) throw UserError("could not write the lesson's output to stdout (closed, or the disk is full)");
+    if (!std::cout)
+      throw UserError(
+          "could not write the lesson's output to stdout (closed, or the disk is full)");
     return 0;
   });
 }
@@ -59,8 +61,9 @@ void check_vocabulary_has(const GPT& model, const std::string& checkpoint, const
                           const std::string& who) {
   for (const std::string& c : utf8_split(text)) {
     if (!model.tokenizer().find(c)) {
-      throw UserError("the checkpoint " + checkpoint + " has no '" + c + "' in its vocabulary, which " +
-                      who + " needs: use a model trained on the Tang poems");
+      throw UserError("the checkpoint " + checkpoint + " has no '" + c +
+                      "' in its vocabulary, which " + who +
+                      " needs: use a model trained on the Tang poems");
     }
   }
 }
@@ -81,7 +84,8 @@ void print_poems(LessonContext& c, const Picker& pick, std::size_t count) {
   Recompute predictor(c.model);
   Rng rng(c.options.seed);
   for (std::size_t i = 0; i < count; ++i) {
-    const std::string poem = write_poem(predictor, c.model.tokenizer(), "", pick, rng, c.options.length);
+    const std::string poem =
+        write_poem(predictor, c.model.tokenizer(), "", pick, rng, c.options.length);
     c.out << "    " << poem << "\n";
   }
 }

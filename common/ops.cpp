@@ -71,7 +71,8 @@ void attend(float* out, float* weights, const float* q, const float* keys, const
   for (std::size_t h = 0; h < NH; ++h) {
     float* w = weights + h * n;  // (n)
     // scores, then softmax (minus the largest score first, so exp cannot overflow)
-    for (std::size_t j = 0; j < n; ++j) w[j] = dot(q + h * HS, keys + j * stride + h * HS, HS) * scale;
+    for (std::size_t j = 0; j < n; ++j)
+      w[j] = dot(q + h * HS, keys + j * stride + h * HS, HS) * scale;
     const float max = *std::max_element(w, w + n);
     float sum = 0.0f;
     for (std::size_t j = 0; j < n; ++j) {
@@ -110,7 +111,8 @@ void attention_forward(float* out, float* att, const float* qkv, std::size_t B, 
 
 void gelu_forward(float* out, const float* inp, std::size_t n) {
   const float inv_sqrt2 = 0.70710678118654752f;
-  for (std::size_t i = 0; i < n; ++i) out[i] = 0.5f * inp[i] * (1.0f + std::erf(inp[i] * inv_sqrt2));
+  for (std::size_t i = 0; i < n; ++i)
+    out[i] = 0.5f * inp[i] * (1.0f + std::erf(inp[i] * inv_sqrt2));
 }
 
 void residual_forward(float* out, const float* a, const float* b, std::size_t n) {

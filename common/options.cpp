@@ -49,18 +49,22 @@ LessonOptions check_lesson_options(LessonFlags& f) {
     std::error_code ec;
     const auto status = std::filesystem::status(o.corpus, ec);
     if (!std::filesystem::is_regular_file(status)) {
-      throw BadOption("--corpus " + o.corpus + (std::filesystem::exists(status) ? " is not a regular file" : " not found") +
+      throw BadOption("--corpus " + o.corpus +
+                      (std::filesystem::exists(status) ? " is not a regular file" : " not found") +
                       ": pass the poems, one a line (data/tang_poems.txt)");
     }
     if (std::filesystem::file_size(o.corpus, ec) == 0) {
-      throw BadOption("--corpus " + o.corpus + " is empty: pass the poems, one a line (data/tang_poems.txt)");
+      throw BadOption("--corpus " + o.corpus +
+                      " is empty: pass the poems, one a line (data/tang_poems.txt)");
     }
   }
   for (const std::string& p : o.prompts) {
-    if (p.empty()) throw BadOption("--prompt is empty: give at least one character, e.g. --prompt 春风");
+    if (p.empty())
+      throw BadOption("--prompt is empty: give at least one character, e.g. --prompt 春风");
   }
   for (const std::string& h : o.heads) {
-    if (h.empty()) throw BadOption("--heads is empty: give the head characters, e.g. --heads 春眠不觉");
+    if (h.empty())
+      throw BadOption("--heads is empty: give the head characters, e.g. --heads 春眠不觉");
   }
   return o;
 }

@@ -9,11 +9,16 @@ enum class Dim { V, T, C, C3, C4 };
 
 std::size_t resolve(Dim d, const GPTConfig& c) {
   switch (d) {
-    case Dim::V: return c.vocab_size;
-    case Dim::T: return c.block_size;
-    case Dim::C: return c.n_embd;
-    case Dim::C3: return 3 * c.n_embd;
-    case Dim::C4: return 4 * c.n_embd;
+    case Dim::V:
+      return c.vocab_size;
+    case Dim::T:
+      return c.block_size;
+    case Dim::C:
+      return c.n_embd;
+    case Dim::C3:
+      return 3 * c.n_embd;
+    case Dim::C4:
+      return 4 * c.n_embd;
   }
   return 0;
 }
@@ -67,7 +72,8 @@ void walk(const GPTConfig& config, Visit visit) {
   for (const auto& e : kModelBefore) visit(spec_of(e.name, e.shape, e.init), e.field, 0, nullptr);
   for (std::size_t l = 0; l < config.n_layer; ++l) {
     const std::string prefix = "h." + std::to_string(l) + ".";
-    for (const auto& e : kBlock) visit(spec_of(prefix + e.name, e.shape, e.init), nullptr, l, e.field);
+    for (const auto& e : kBlock)
+      visit(spec_of(prefix + e.name, e.shape, e.init), nullptr, l, e.field);
   }
   for (const auto& e : kModelAfter) visit(spec_of(e.name, e.shape, e.init), e.field, 0, nullptr);
 }
@@ -76,7 +82,8 @@ void walk(const GPTConfig& config, Visit visit) {
 
 std::vector<ParameterSpec> parameter_layout(const GPTConfig& config) {
   std::vector<ParameterSpec> specs;
-  walk(config, [&](ParameterSpec spec, auto, std::size_t, auto) { specs.push_back(std::move(spec)); });
+  walk(config,
+       [&](ParameterSpec spec, auto, std::size_t, auto) { specs.push_back(std::move(spec)); });
   return specs;
 }
 
@@ -101,9 +108,15 @@ void initialise_parameters(const GPTConfig& config, float* flat, Rng& rng) {
     float* p = flat + spec.offset;
     for (std::size_t i = 0; i < spec.size; ++i) {
       switch (spec.init) {
-        case Init::kNormal: p[i] = 0.02f * rng.normal(); break;
-        case Init::kZeros: p[i] = 0.0f; break;
-        case Init::kOnes: p[i] = 1.0f; break;
+        case Init::kNormal:
+          p[i] = 0.02f * rng.normal();
+          break;
+        case Init::kZeros:
+          p[i] = 0.0f;
+          break;
+        case Init::kOnes:
+          p[i] = 1.0f;
+          break;
       }
     }
   }

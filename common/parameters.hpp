@@ -29,8 +29,8 @@ struct ParameterSpec {
   std::string name;                // e.g. "h.0.attn.qkv.weight"
   std::vector<std::size_t> shape;  // e.g. {3C, C}: (out, in) as in torch.nn.Linear
   Init init = Init::kZeros;
-  std::size_t offset = 0;  // first float in the flat buffer
-  std::size_t size = 0;    // number of floats
+  std::size_t offset = 0;                            // first float in the flat buffer
+  std::size_t size = 0;                              // number of floats
   bool decays() const { return shape.size() == 2; }  // AdamW decays matrices only
 };
 

@@ -3,7 +3,8 @@
 // run_program(argc, argv, app, body) parses the command line with CLI11 and
 // runs body(). Whatever goes wrong on the way (a bad flag, a missing file, a
 // character the model does not know) ends as ONE line on stderr, starting
-// with "error:", and exit status 1 (2 for bad flags: CLI11's own checks and BadOption). --help prints the help.
+// with "error:", and exit status 1 (2 for bad flags: CLI11's own checks and BadOption). --help
+// prints the help.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <bit>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -117,7 +117,8 @@ class Parser {
     auto watch = [&](int depth, json::parse_event_t event, json& parsed) {
       if (depth > kMaxDepth) throw UserError("deep");
       if (event == json::parse_event_t::object_start) open_objects.emplace_back();
-      if (event == json::parse_event_t::object_end && !open_objects.empty()) open_objects.pop_back();
+      if (event == json::parse_event_t::object_end && !open_objects.empty())
+        open_objects.pop_back();
       if (event == json::parse_event_t::key && !open_objects.empty()) {
         const std::string key = parsed.get<std::string>();
         if (!open_objects.back().insert(key).second && duplicate.empty()) {
@@ -134,7 +135,8 @@ class Parser {
       fail("has a header nested more than " + std::to_string(kMaxDepth) + " levels deep");
     }
     if (root.is_discarded()) fail("has a header that is not valid JSON");
-    if (!duplicate.empty() && duplicate_depth == 1) fail("names the tensor '" + duplicate + "' twice");
+    if (!duplicate.empty() && duplicate_depth == 1)
+      fail("names the tensor '" + duplicate + "' twice");
     if (!duplicate.empty()) fail("has the key '" + duplicate + "' twice in one entry");
     return root;
   }
@@ -294,15 +296,21 @@ std::string not_a_checkpoint_file(const std::string& path, const std::string& fl
     return "cannot be reached (" + ec.message() + ")";
   }
   switch (status.type()) {
-    case std::filesystem::file_type::regular: return "";
+    case std::filesystem::file_type::regular:
+      return "";
     case std::filesystem::file_type::not_found:
       return "not found: pass " + flag + " PATH, or train one with lesson_00_train";
-    case std::filesystem::file_type::directory: return "is a directory, not a checkpoint file";
-    case std::filesystem::file_type::fifo: return "is a FIFO (named pipe), not a checkpoint file";
-    case std::filesystem::file_type::socket: return "is a socket, not a checkpoint file";
+    case std::filesystem::file_type::directory:
+      return "is a directory, not a checkpoint file";
+    case std::filesystem::file_type::fifo:
+      return "is a FIFO (named pipe), not a checkpoint file";
+    case std::filesystem::file_type::socket:
+      return "is a socket, not a checkpoint file";
     case std::filesystem::file_type::block:
-    case std::filesystem::file_type::character: return "is a device, not a checkpoint file";
-    default: return "is not a regular file";
+    case std::filesystem::file_type::character:
+      return "is a device, not a checkpoint file";
+    default:
+      return "is not a regular file";
   }
 }
 

@@ -1,8 +1,7 @@
 #include "fast/blas_cores.hpp"
 
-#include <unistd.h>
-
 #include <strings.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>

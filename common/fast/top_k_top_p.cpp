@@ -120,7 +120,7 @@ Mass mass_at_or_above(std::span<const float> probabilities, float threshold) {
 // few characters are left between `lo` (mass >= p) and `hi` (mass < p), then
 // sort just those. Requires from_lo = mass_at_or_above(lo_p) >= p, lo_p >= 2^-28.
 Edge last_member_by_bisection(std::span<const float> probabilities, float p, float lo_p,
-                                    Mass from_lo, std::vector<NucleusKey>& keys) {
+                              Mass from_lo, std::vector<NucleusKey>& keys) {
   constexpr std::int64_t kFewEnoughToSort = 64;
   const double p_units = static_cast<double>(p) * kUnitsPerOne;
   auto lo = std::bit_cast<std::uint32_t>(lo_p);
@@ -185,10 +185,9 @@ void top_p_filter(std::span<float> probabilities, float p, std::vector<NucleusKe
   // and below 2^-28 the sums might round differently from a sorted running
   // total: in both cases sort everything instead.
   const Mass candidates = mass_at_or_above(probabilities, cutoff);
-  const Edge edge =
-      cutoff < 0x1p-28f || static_cast<double>(candidates.units) < p * kUnitsPerOne
-          ? last_member_by_sorting_all(probabilities, p, keys)
-          : last_member_by_bisection(probabilities, p, cutoff, candidates, keys);
+  const Edge edge = cutoff < 0x1p-28f || static_cast<double>(candidates.units) < p * kUnitsPerOne
+                        ? last_member_by_sorting_all(probabilities, p, keys)
+                        : last_member_by_bisection(probabilities, p, cutoff, candidates, keys);
   keep_up_to(probabilities, edge.last, edge.total);
 }
 

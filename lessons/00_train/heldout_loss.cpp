@@ -38,7 +38,7 @@ double heldout_loss(const GPT& model, const std::vector<TokenId>& stream, std::s
   const BatchLoss loss = [&](std::span<const TokenId> inputs, std::span<const TokenId> targets,
                              std::size_t B, std::size_t T) {
     auto logits = forward(config, model.weights(), inputs, B, T, acts, fast::kernels(),
-                                LogitsFor::kAllPositions);
+                          LogitsFor::kAllPositions);
     return fast::crossentropy_forward(losses.data(), logits.data(), logits.data(), targets.data(),
                                       B * T, config.vocab_size);
   };

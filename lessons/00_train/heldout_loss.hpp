@@ -10,9 +10,9 @@
 namespace tang {
 
 // The mean cross-entropy of a batch: inputs, targets (B, T) -> nats per target.
-using BatchLoss = std::function<float(std::span<const TokenId> inputs,
-                                      std::span<const TokenId> targets, std::size_t B,
-                                      std::size_t T)>;
+using BatchLoss =
+    std::function<float(std::span<const TokenId> inputs, std::span<const TokenId> targets,
+                        std::size_t B, std::size_t T)>;
 
 // Mean cross-entropy in nats per character over every position of `stream`:
 // the stream is cut into consecutive windows of block_size targets (each

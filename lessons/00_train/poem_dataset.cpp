@@ -23,10 +23,12 @@ std::string read_corpus(const std::string& path) {
   }
   if (ec) throw UserError("corpus " + path + " cannot be reached (" + ec.message() + ")");
   if (status.type() == fs::file_type::directory) {
-    throw UserError("corpus " + path + " is a directory: pass --data with a text file, one poem a line");
+    throw UserError("corpus " + path +
+                    " is a directory: pass --data with a text file, one poem a line");
   }
   if (status.type() != fs::file_type::regular) {
-    throw UserError("corpus " + path + " is not a regular file (a FIFO or a device?): pass --data "
+    throw UserError("corpus " + path +
+                    " is not a regular file (a FIFO or a device?): pass --data "
                     "with a text file, one poem a line");
   }
   const std::uintmax_t size = fs::file_size(path, ec);
@@ -57,12 +59,14 @@ PoemDataset load_poem_dataset(const std::string& path) {
                     std::to_string(text.find('\0')) + "): it is not a text file");
   }
   if (text.starts_with("\xEF\xBB\xBF")) {
-    throw UserError("corpus " + path + " starts with a byte-order mark (EF BB BF): save it as "
+    throw UserError("corpus " + path +
+                    " starts with a byte-order mark (EF BB BF): save it as "
                     "UTF-8 without BOM");
   }
   if (text.find('\r') != std::string::npos) {
     const bool crlf = text.find("\r\n") != std::string::npos;
-    throw UserError("corpus " + path + (crlf ? " has Windows line endings (CR LF)" : " has CR line endings") +
+    throw UserError("corpus " + path +
+                    (crlf ? " has Windows line endings (CR LF)" : " has CR line endings") +
                     ": convert them to LF (e.g. tr -d '\\r'), one poem a line");
   }
   if (text.find('\n') == std::string::npos) {

@@ -18,8 +18,12 @@ namespace tang {
 
 namespace fs = std::filesystem;
 
-std::string shipped_model_path() { return std::string(TANG_DATA_DIR) + "/tang_gpt.safetensors"; }
-std::string shipped_log_path() { return std::string(TANG_DATA_DIR) + "/tang_gpt_training.csv"; }
+std::string shipped_model_path() {
+  return std::string(TANG_DATA_DIR) + "/tang_gpt.safetensors";
+}
+std::string shipped_log_path() {
+  return std::string(TANG_DATA_DIR) + "/tang_gpt_training.csv";
+}
 
 namespace {
 
@@ -30,7 +34,8 @@ bool same_file(const std::string& a, const std::string& b) {
 
 void check_writable(const std::string& flag, const std::string& path) {
   if (path.empty()) throw UserError(flag + " is empty: give a file path");
-  const fs::path folder = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+  const fs::path folder =
+      fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
   std::error_code ec;
   fs::create_directories(folder, ec);
   if (ec) {
@@ -43,7 +48,8 @@ void check_writable(const std::string& flag, const std::string& path) {
   }
   const fs::file_status status = fs::symlink_status(path, ec);
   if (fs::exists(status) && !fs::is_regular_file(status)) {
-    throw UserError(flag + " " + path + " exists and is not a regular file (a directory, device, "
+    throw UserError(flag + " " + path +
+                    " exists and is not a regular file (a directory, device, "
                     "link or pipe): give the path of a file to write");
   }
 }
@@ -52,7 +58,8 @@ void check_writable(const std::string& flag, const std::string& path) {
 
 void check_run_paths(const RunPaths& p, bool overwrite_shipped) {
   if (!overwrite_shipped) {
-    for (const auto& [flag, path] : {std::pair{"--out", p.out}, {"--log", p.log}, {"--state", p.state}}) {
+    for (const auto& [flag, path] :
+         {std::pair{"--out", p.out}, {"--log", p.log}, {"--state", p.state}}) {
       if (same_file(path, shipped_model_path()) || same_file(path, shipped_log_path())) {
         throw UserError(std::string(flag) + " " + path +
                         " is a file the course ships; write your run elsewhere (the default is "
@@ -121,9 +128,8 @@ std::string rows_up_to(const std::string& path, long last) {
 
 TrainingLog::TrainingLog(const std::string& path, long saved_step) : path_(path) {
   // start from the header alone, or the resumed run's rows; replace atomically
-  const std::string rows = saved_step > 0 && fs::exists(path)
-                               ? rows_up_to(path, saved_step)
-                               : std::string(kHeader) + "\n";
+  const std::string rows = saved_step > 0 && fs::exists(path) ? rows_up_to(path, saved_step)
+                                                              : std::string(kHeader) + "\n";
   write_file_atomically(path, rows);
   file_ = std::fopen(path.c_str(), "ab");
   if (file_ == nullptr) {

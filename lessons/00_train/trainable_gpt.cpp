@@ -36,8 +36,8 @@ TrainableGPT::TrainableGPT(const GPTConfig& config, std::size_t max_batch)
 
 float TrainableGPT::forward(std::span<const TokenId> inputs, std::span<const TokenId> targets,
                             std::size_t B, std::size_t T) {
-  if (B == 0 || B > acts_.max_batch || T == 0 || T > config_.block_size ||
-      inputs.size() != B * T || targets.size() != B * T) {
+  if (B == 0 || B > acts_.max_batch || T == 0 || T > config_.block_size || inputs.size() != B * T ||
+      targets.size() != B * T) {
     throw std::invalid_argument("TrainableGPT::forward: batch does not fit the buffers");
   }
   B_ = B, T_ = T;
@@ -46,7 +46,7 @@ float TrainableGPT::forward(std::span<const TokenId> inputs, std::span<const Tok
   // the model's forward pass, with the tuned kernels, then the loss; the
   // softmax overwrites the logits (backward turns them into their gradient)
   auto logits = tang::forward(config_, w_, inputs_, B, T, acts_, fast::kernels(),
-                                    LogitsFor::kAllPositions);  // (B*T, V)
+                              LogitsFor::kAllPositions);  // (B*T, V)
   return fast::crossentropy_forward(losses_.data(), logits.data(), logits.data(), targets_.data(),
                                     B * T, config_.vocab_size);
 }
@@ -60,12 +60,12 @@ void TrainableGPT::backward() {
   // loss -> logits (in place over the probabilities) -> final LayerNorm
   fast::crossentropy_backward(acts_.logits.data(), acts_.logits.data(), targets_.data(), N, V);
   zero(dln_, N * C);
-  fast::matmul_backward(dln_.data(), g_.wte, nullptr, acts_.logits.data(), acts_.lnf.data(),
-                       w_.wte, N, C, V);
+  fast::matmul_backward(dln_.data(), g_.wte, nullptr, acts_.logits.data(), acts_.lnf.data(), w_.wte,
+                        N, C, V);
   zero(dresidual_, N * C);
   const float* last = acts_.layers.back().residual3.data();
-  ops::layernorm_backward(dresidual_.data(), g_.lnf_w, g_.lnf_b, dln_.data(), last,
-                          w_.lnf_w, acts_.lnf_mean.data(), acts_.lnf_rstd.data(), N, C);
+  ops::layernorm_backward(dresidual_.data(), g_.lnf_w, g_.lnf_b, dln_.data(), last, w_.lnf_w,
+                          acts_.lnf_mean.data(), acts_.lnf_rstd.data(), N, C);
 
   // Through the blocks, last to first. dresidual_ is the gradient of the stream;
   // a residual connection passes it unchanged to both branches (ops::residual_backward),
@@ -79,28 +79,27 @@ void TrainableGPT::backward() {
 
     // MLP half: residual3 = residual2 + proj(gelu(fc(ln_2(residual2))))
     zero(dfch_gelu_, N * 4 * C);
-    fast::matmul_backward(dfch_gelu_.data(), lg.fc_proj_w, lg.fc_proj_b,
-                         dresidual_.data(), a.fch_gelu.data(), lw.fc_proj_w, N, 4 * C, C);
+    fast::matmul_backward(dfch_gelu_.data(), lg.fc_proj_w, lg.fc_proj_b, dresidual_.data(),
+                          a.fch_gelu.data(), lw.fc_proj_w, N, 4 * C, C);
     zero(dfch_, N * 4 * C);
     fast::gelu_backward(dfch_.data(), a.fch.data(), dfch_gelu_.data(), N * 4 * C);
     zero(dln_, N * C);
-    fast::matmul_backward(dln_.data(), lg.fc_w, lg.fc_b, dfch_.data(), a.ln2.data(),
-                         lw.fc_w, N, C, 4 * C);
-    ops::layernorm_backward(dresidual_.data(), lg.ln2_w, lg.ln2_b, dln_.data(),
-                            a.residual2.data(), lw.ln2_w, a.ln2_mean.data(),
-                            a.ln2_rstd.data(), N, C);
+    fast::matmul_backward(dln_.data(), lg.fc_w, lg.fc_b, dfch_.data(), a.ln2.data(), lw.fc_w, N, C,
+                          4 * C);
+    ops::layernorm_backward(dresidual_.data(), lg.ln2_w, lg.ln2_b, dln_.data(), a.residual2.data(),
+                            lw.ln2_w, a.ln2_mean.data(), a.ln2_rstd.data(), N, C);
 
     // attention half: residual2 = residual + proj(attention(ln_1(residual)))
     zero(datty_, N * C);
-    fast::matmul_backward(datty_.data(), lg.attn_proj_w, lg.attn_proj_b,
-                         dresidual_.data(), a.atty.data(), lw.attn_proj_w, N, C, C);
+    fast::matmul_backward(datty_.data(), lg.attn_proj_w, lg.attn_proj_b, dresidual_.data(),
+                          a.atty.data(), lw.attn_proj_w, N, C, C);
     zero(dqkv_, N * 3 * C);
     fast::attention_backward(dqkv_.data(), datty_.data(), a.qkv.data(), a.att.data(), B, T, C, NH);
     zero(dln_, N * C);
-    fast::matmul_backward(dln_.data(), lg.qkv_w, lg.qkv_b, dqkv_.data(), a.ln1.data(),
-                         lw.qkv_w, N, C, 3 * C);
-    ops::layernorm_backward(dresidual_.data(), lg.ln1_w, lg.ln1_b, dln_.data(),
-                            residual, lw.ln1_w, a.ln1_mean.data(), a.ln1_rstd.data(), N, C);
+    fast::matmul_backward(dln_.data(), lg.qkv_w, lg.qkv_b, dqkv_.data(), a.ln1.data(), lw.qkv_w, N,
+                          C, 3 * C);
+    ops::layernorm_backward(dresidual_.data(), lg.ln1_w, lg.ln1_b, dln_.data(), residual, lw.ln1_w,
+                            a.ln1_mean.data(), a.ln1_rstd.data(), N, C);
   }
   ops::encoder_backward(g_.wte, g_.wpe, dresidual_.data(), inputs_.data(), B, T, C);
 }

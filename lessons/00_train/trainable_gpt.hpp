@@ -41,9 +41,9 @@ class TrainableGPT {
 
  private:
   GPTConfig config_;
-  GPTWeights w_, g_;  // named views into params and grads
-  Activations acts_;  // of the last forward()
-  Tensor<1> losses_;  // (N)
+  GPTWeights w_, g_;                       // named views into params and grads
+  Activations acts_;                       // of the last forward()
+  Tensor<1> losses_;                       // (N)
   std::vector<TokenId> inputs_, targets_;  // copies of the last batch
   std::size_t B_ = 0, T_ = 0;
 

@@ -6,7 +6,8 @@
 
 namespace tang {
 
-std::vector<float> next_char_probabilities(Predictor& predictor, std::span<const TokenId> prompt_ids) {
+std::vector<float> next_char_probabilities(Predictor& predictor,
+                                           std::span<const TokenId> prompt_ids) {
   const std::span<const float> logits = predictor.next_logits(prompt_ids);  // (V)
   std::vector<float> probabilities(logits.begin(), logits.end());
   softmax_in_place(probabilities);

@@ -10,7 +10,8 @@
 namespace tang {
 
 // The next-character distribution after `prompt_ids`: softmax of the logits.
-std::vector<float> next_char_probabilities(Predictor& predictor, std::span<const TokenId> prompt_ids);
+std::vector<float> next_char_probabilities(Predictor& predictor,
+                                           std::span<const TokenId> prompt_ids);
 
 struct Candidate {
   TokenId id;

@@ -9,7 +9,8 @@
 namespace tang {
 
 namespace {
-const std::vector<std::string> kDefaultPrompts = {"白日依山尽，黄河入海", "床前明月光，疑是地上", "春风"};
+const std::vector<std::string> kDefaultPrompts = {"白日依山尽，黄河入海", "床前明月光，疑是地上",
+                                                  "春风"};
 
 std::string percent(float p) {
   char text[16];
@@ -36,8 +37,10 @@ void show_probabilities(LessonContext& c) {
   const std::string text = "春风", next = "。";
   const FollowCount count = count_followers(c.options.corpus, text, next);
   const auto probabilities = next_char_probabilities(predictor, c.model.tokenizer().encode(text));
-  const float model_p = probabilities[static_cast<std::size_t>(c.model.tokenizer().encode(next)[0])];
-  const double share = count.occurrences ? static_cast<double>(count.followed) / count.occurrences : 0.0;
+  const float model_p =
+      probabilities[static_cast<std::size_t>(c.model.tokenizer().encode(next)[0])];
+  const double share =
+      count.occurrences ? static_cast<double>(count.followed) / count.occurrences : 0.0;
   c.out << "\n  Corpus check: how often is 「" << text << "」 followed by 「" << next << "」?\n";
   c.out << "    in the poems: " << count.followed << " of " << count.occurrences << " times"
         << " = " << percent(static_cast<float>(share)) << "\n";

@@ -23,7 +23,9 @@ void show_temperatures(LessonContext& c) {
   }
 }
 
-std::string needs(const LessonOptions&) { return "\n"; }  // a poem starts after a newline
+std::string needs(const LessonOptions&) {
+  return "\n";
+}  // a poem starts after a newline
 
 }  // namespace
 

@@ -18,7 +18,9 @@ void show_topk_topp(LessonContext& c) {
   print_poems(c, sampling_picker({t, 0, c.options.top_p}), 3);
 }
 
-std::string needs(const LessonOptions&) { return "\n"; }  // a poem starts after a newline
+std::string needs(const LessonOptions&) {
+  return "\n";
+}  // a poem starts after a newline
 
 }  // namespace
 

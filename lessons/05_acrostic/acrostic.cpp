@@ -7,8 +7,9 @@
 
 namespace tang {
 
-std::string write_acrostic(Predictor& predictor, const Tokenizer& tokenizer, const std::string& heads,
-                           std::size_t chars_per_line, const SamplingSettings& settings, Rng& rng) {
+std::string write_acrostic(Predictor& predictor, const Tokenizer& tokenizer,
+                           const std::string& heads, std::size_t chars_per_line,
+                           const SamplingSettings& settings, Rng& rng) {
   if (chars_per_line < 1) throw UserError("an acrostic line needs at least one character");
   const LogitMask inside_line = inside_line_mask(tokenizer);
   const Picker pick = [&](std::span<float> logits, std::size_t, Rng& r) {

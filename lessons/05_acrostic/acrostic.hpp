@@ -14,7 +14,8 @@ namespace tang {
 
 // heads: UTF-8 text, one character per line (e.g. "春眠不觉"); chars_per_line
 // counts the head. Throws UserError for a head the model does not know.
-std::string write_acrostic(Predictor& predictor, const Tokenizer& tokenizer, const std::string& heads,
-                           std::size_t chars_per_line, const SamplingSettings& settings, Rng& rng);
+std::string write_acrostic(Predictor& predictor, const Tokenizer& tokenizer,
+                           const std::string& heads, std::size_t chars_per_line,
+                           const SamplingSettings& settings, Rng& rng);
 
 }  // namespace tang

@@ -14,8 +14,9 @@ namespace {
 
 void show_acrostics(LessonContext& c) {
   const SamplingSettings settings = writing_settings(c.options);
-  c.out << "We choose each line's first character; inside a line \"，\", \"。\" and the newline are "
-           "banned (logit = -inf), and we add the punctuation ourselves:\n";
+  c.out
+      << "We choose each line's first character; inside a line \"，\", \"。\" and the newline are "
+         "banned (logit = -inf), and we add the punctuation ourselves:\n";
   std::vector<std::pair<std::string, std::size_t>> requests = {{"春眠不觉", 7}, {"学无止境", 5}};
   if (!c.options.heads.empty()) {
     requests.clear();
@@ -33,7 +34,8 @@ void show_acrostics(LessonContext& c) {
   // The model writes every character itself; exercise 05's mask decides,
   // position by position, what it may write: only 七言绝句 can come out.
   const Tokenizer& tokenizer = c.model.tokenizer();
-  c.out << "\n  Only 七言绝句: a mask for every position (exercise 05) decides what may come next:\n";
+  c.out
+      << "\n  Only 七言绝句: a mask for every position (exercise 05) decides what may come next:\n";
   Rng mask_rng(c.options.seed);
   const MaskForPosition mask = [&](std::size_t position) {
     return mine::qiyan_jueju_mask(tokenizer, position);
@@ -50,7 +52,8 @@ void show_acrostics(LessonContext& c) {
 
 std::string needs(const LessonOptions& o) {
   std::string text = "\n，。";  // the form: line ends and the poem's end
-  for (const std::string& h : o.heads.empty() ? std::vector<std::string>{"春眠不觉", "学无止境"} : o.heads) {
+  for (const std::string& h :
+       o.heads.empty() ? std::vector<std::string>{"春眠不觉", "学无止境"} : o.heads) {
     text += h;
   }
   return text;

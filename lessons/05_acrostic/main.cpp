@@ -7,8 +7,8 @@
 #include "topk_topp_section.hpp"
 
 int main(int argc, char** argv) {
-  return tang::run_lesson(argc, argv, "lesson_05_acrostic", "Lesson 05: acrostic",
-                          {tang::probabilities_section(), tang::temperature_section(),
-                           tang::topk_topp_section(), tang::continuation_section(),
-                           tang::acrostic_section()});
+  return tang::run_lesson(
+      argc, argv, "lesson_05_acrostic", "Lesson 05: acrostic",
+      {tang::probabilities_section(), tang::temperature_section(), tang::topk_topp_section(),
+       tang::continuation_section(), tang::acrostic_section()});
 }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-
 #include <memory>
 
 #include "generate.hpp"
@@ -38,7 +37,8 @@ TimedText median_of(std::size_t runs, const GPT& model, bool use_cache, std::siz
     last = write_chars(model, use_cache, n, settings, seed);
     times.push_back(last.milliseconds);
   }
-  std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(runs / 2), times.end());
+  std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(runs / 2),
+                   times.end());
   last.milliseconds = times[runs / 2];
   return last;
 }

@@ -33,21 +33,24 @@ void show_kv_cache(LessonContext& c) {
   c.out << "    " << show(model.tokenizer(), with.ids) << "\n";
 
   // 2. Speed: without the cache, character n re-reads all n-1 before it.
-  c.out << "\n  characters   without cache   with cache   speed-up   (median of 5 runs, 1 thread)\n";
+  c.out
+      << "\n  characters   without cache   with cache   speed-up   (median of 5 runs, 1 thread)\n";
   for (std::size_t length : {32, 64, 120}) {
     const double slow = median_of(5, model, false, length, settings, c.options.seed).milliseconds;
     const double fast = median_of(5, model, true, length, settings, c.options.seed).milliseconds;
-    std::snprintf(line, sizeof line, "  %10zu   %10.2f ms   %7.2f ms   %7.1fx\n", length, slow, fast,
-                  slow / fast);
+    std::snprintf(line, sizeof line, "  %10zu   %10.2f ms   %7.2f ms   %7.1fx\n", length, slow,
+                  fast, slow / fast);
     c.out << line;
   }
 
   // 3. Memory: what the cache holds per position.
   const GPTConfig& cfg = model.config();
   const CacheLayout ours = layout_of(cfg);
-  c.out << "\n  Cache memory of this model: 2 (k, v) x " << cfg.n_layer << " layers x " << cfg.n_embd
+  c.out << "\n  Cache memory of this model: 2 (k, v) x " << cfg.n_layer << " layers x "
+        << cfg.n_embd
         << " dims x 4 bytes = " << human_bytes(static_cast<double>(ours.bytes_per_position()))
-        << " per character, " << human_bytes(static_cast<double>(ours.bytes_per_position() * cfg.block_size))
+        << " per character, "
+        << human_bytes(static_cast<double>(ours.bytes_per_position() * cfg.block_size))
         << " for the full context of " << cfg.block_size << "\n";
   c.out << "\n  Large models (published configs, 16-bit cache):\n";
   std::snprintf(line, sizeof line, "  %-18s %-28s %14s %22s\n", "model", "attention", "per token",
@@ -55,8 +58,8 @@ void show_kv_cache(LessonContext& c) {
   c.out << line;
   for (const CacheLayout& m : published_layouts()) {
     const double per = static_cast<double>(m.bytes_per_position());
-    std::snprintf(line, sizeof line, "  %-18s %-28s %14s %22s\n", m.model.c_str(), m.attention.c_str(),
-                  human_bytes(per).c_str(), human_bytes(per * 131072).c_str());
+    std::snprintf(line, sizeof line, "  %-18s %-28s %14s %22s\n", m.model.c_str(),
+                  m.attention.c_str(), human_bytes(per).c_str(), human_bytes(per * 131072).c_str());
     c.out << line;
   }
 
@@ -72,7 +75,9 @@ void show_kv_cache(LessonContext& c) {
   c.out << line;
 }
 
-std::string needs(const LessonOptions&) { return "\n"; }  // the text starts after a newline
+std::string needs(const LessonOptions&) {
+  return "\n";
+}  // the text starts after a newline
 
 }  // namespace
 

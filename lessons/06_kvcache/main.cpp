@@ -8,8 +8,8 @@
 #include "topk_topp_section.hpp"
 
 int main(int argc, char** argv) {
-  return tang::run_lesson(argc, argv, "lesson_06_kvcache", "Lesson 06: the KV cache (the whole lesson)",
-                          {tang::probabilities_section(), tang::temperature_section(),
-                           tang::topk_topp_section(), tang::continuation_section(),
-                           tang::acrostic_section(), tang::kv_cache_section()});
+  return tang::run_lesson(
+      argc, argv, "lesson_06_kvcache", "Lesson 06: the KV cache (the whole lesson)",
+      {tang::probabilities_section(), tang::temperature_section(), tang::topk_topp_section(),
+       tang::continuation_section(), tang::acrostic_section(), tang::kv_cache_section()});
 }

@@ -38,7 +38,8 @@ namespace tang::mine {
 
 namespace {
 const char* const kTodo =
-    "not implemented yet: see exercise 02 (lessons/02_temperature/exercise/sample_with_temperature.cpp)";
+    "not implemented yet: see exercise 02 "
+    "(lessons/02_temperature/exercise/sample_with_temperature.cpp)";
 }
 
 TokenId sample_from(std::span<const float> probabilities, float coin) {

@@ -30,7 +30,8 @@ namespace tang::mine {
 
 void top_p_filter(std::span<float> probabilities, float p) {
   (void)probabilities, (void)p;
-  throw NotImplemented("not implemented yet: see exercise 03 (lessons/03_topk_topp/exercise/top_p.cpp)");
+  throw NotImplemented(
+      "not implemented yet: see exercise 03 (lessons/03_topk_topp/exercise/top_p.cpp)");
 }
 
 }  // namespace tang::mine

@@ -25,7 +25,8 @@ void attention_with_cache(float* out, const float* qkv, float* k_cache, float* v
   auto values = xt::adapt(v_cache, total * C, xt::no_ownership(), Shape{total, C});  // (total, C)
 
   // 1. append the keys and values of the new positions start .. start+T-1
-  xt::view(keys, xt::range(start, total), xt::all()) = xt::view(rows, xt::all(), xt::range(C, 2 * C));
+  xt::view(keys, xt::range(start, total), xt::all()) =
+      xt::view(rows, xt::all(), xt::range(C, 2 * C));
   xt::view(values, xt::range(start, total), xt::all()) =
       xt::view(rows, xt::all(), xt::range(2 * C, 3 * C));
 
