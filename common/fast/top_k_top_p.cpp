@@ -194,7 +194,8 @@ void top_p_filter(std::span<float> probabilities, float p, std::vector<NucleusKe
 TokenId sample_next(std::span<float> logits, const SamplingSettings& s, Rng& rng,
                     SamplerScratch& scratch) {
   if (s.temperature == 0.0f) return argmax(logits);
-  for (float& z : logits) z /= s.temperature;
+  const float max = max_of(logits.data(), logits.size());
+  for (float& z : logits) z = (z - max) / s.temperature;  // as lesson 03: no overflow
   top_k_filter(logits, s.top_k, scratch.values);
   softmax_in_place(logits);
   top_p_filter(logits, s.top_p, scratch.keys);

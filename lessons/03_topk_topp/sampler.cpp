@@ -1,6 +1,7 @@
 #include "sampler.hpp"
 
 #include <xtensor/xadapt.hpp>
+#include <xtensor/xmath.hpp>
 
 #include "exercise/sample_with_temperature.hpp"  // exercise 02: sample_from
 #include "exercise/top_p.hpp"                    // exercise 03: top_p_filter
@@ -12,7 +13,8 @@ TokenId sample_next(std::span<float> logits, const SamplingSettings& s, Rng& rng
   if (s.temperature == 0.0f) return argmax(logits);
   auto z = xt::adapt(logits.data(), logits.size(), xt::no_ownership(),
                      std::array<std::size_t, 1>{logits.size()});
-  z /= s.temperature;
+  const float max = xt::amax(z)();
+  z = (z - max) / s.temperature;  // minus the largest first: no overflow for any T > 0
   top_k_filter(logits, s.top_k);
   softmax_in_place(logits);
   if (s.top_p < 1.0f) mine::top_p_filter(logits, s.top_p);  // 1 = off

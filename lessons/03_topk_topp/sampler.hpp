@@ -2,6 +2,9 @@
 //
 //   [constraint masks, lesson 05] -> temperature -> top-k -> softmax -> top-p -> one coin
 //
+// Temperature is applied as (z - max) / T: the same distribution as z / T,
+// and it works for any T > 0 (1e-40 included, where z / T would overflow).
+//
 // top-k is top_k.hpp; top-p is exercise 03 and the draw exercise 02, so the
 // lessons run whichever code this build compiled (the reference solutions, or
 // yours under the `learner` preset).

@@ -21,7 +21,9 @@
 //
 //   1. T == 0 means greedy: return the id of the largest logit (the smallest id
 //      when several are equal). The coin is ignored.
-//   2. Otherwise, on a copy: divide every logit by T, turn them into
+//   2. Otherwise, on a copy: subtract the largest logit from every logit, THEN
+//      divide by T (z = (logit - max) / T; dividing first would overflow for a
+//      tiny T such as 1e-40: 5 / 1e-40 is infinite), turn them into
 //      probabilities with softmax_in_place (common/sampling.hpp), and return
 //      sample_from(probabilities, coin).
 //   `logits` is read only.

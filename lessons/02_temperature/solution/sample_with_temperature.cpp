@@ -8,6 +8,7 @@
 
 #include "exercise/sample_with_temperature.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "sampling.hpp"
@@ -30,7 +31,9 @@ TokenId sample_from(std::span<const float> probabilities, float coin) {
 TokenId sample_with_temperature(std::span<const float> logits, float temperature, float coin) {
   if (temperature == 0.0f) return argmax(logits);  // greedy; the coin is not needed
   std::vector<float> probabilities(logits.begin(), logits.end());
-  for (float& z : probabilities) z /= temperature;
+  // (z - max) / T: the largest becomes 0 and nothing overflows, however small T is
+  const float max = *std::max_element(probabilities.begin(), probabilities.end());
+  for (float& z : probabilities) z = (z - max) / temperature;
   softmax_in_place(probabilities);
   return sample_from(probabilities, coin);
 }
