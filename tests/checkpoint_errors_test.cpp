@@ -438,7 +438,7 @@ TEST(CheckpointErrors, UnalignedDataIsCopiedNotCast) {
     ASSERT_EQ(loaded.parameters()(i), model.parameters()(i)) << "parameter " << i;
   }
   EXPECT_EQ(loaded.parameters()(0), -10.0f);
-  EXPECT_EQ(loaded.weights().lnf_b(3), model.weights().lnf_b(3));
+  EXPECT_EQ(loaded.weights().lnf_b[3], model.weights().lnf_b[3]);
   EXPECT_EQ(loaded.tokenizer().characters(), model.tokenizer().characters());
 }
 

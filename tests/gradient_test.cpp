@@ -4,6 +4,12 @@
 // scalar L = sum(y * R). The backward pass, fed dout = R, must give dL/dx; the
 // numeric check nudges each input by +-eps and measures
 // (L(x + eps) - L(x - eps)) / (2 eps), with L summed in double precision.
+//
+// The matrix product and the attention have their backward pass only under the
+// hood (common/fast/): those pairs are checked as fast::; LayerNorm, GELU, the
+// residual, the embedding and the loss as ops::, whose backward halves the
+// trainer uses (GELU's tuned pair too). fast_test.cpp checks that each fast::
+// forward agrees with its plain ops:: counterpart.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -11,6 +17,7 @@
 #include <functional>
 #include <vector>
 
+#include "fast/fast.hpp"
 #include "ops.hpp"
 #include "rng.hpp"
 #include "trainable_gpt.hpp"
@@ -89,30 +96,45 @@ TEST(OpGradients, Matmul) {
   const Floats r = random_floats(N * OC, rng);
   Floats y(N * OC);
   auto loss = [&] {
-    tang::ops::matmul_forward(y.data(), x.data(), w.data(), b.data(), N, IC, OC);
+    tang::fast::matmul_forward(y.data(), x.data(), w.data(), b.data(), N, IC, OC);
     return weighted_sum(y, r);
   };
   Floats dx(N * IC), dw(OC * IC), db(OC);
-  tang::ops::matmul_backward(dx.data(), dw.data(), db.data(), r.data(), x.data(), w.data(), N, IC,
-                             OC);
+  tang::fast::matmul_backward(dx.data(), dw.data(), db.data(), r.data(), x.data(), w.data(), N, IC,
+                              OC);
   expect_matches_finite_differences("matmul dinp", x, dx, loss);
   expect_matches_finite_differences("matmul dweight", w, dw, loss);
   expect_matches_finite_differences("matmul dbias", b, db, loss);
 }
 
+// One row (generation's gemv) and many rows (sgemm), plain and tuned, with and
+// without a bias: all the same product. IC = 37 leaves a ragged end after the
+// 8 lanes of ops::dot.
 TEST(OpGradients, MatmulSingleRowUsesTheSameMaths) {
   tang::Rng rng(3);
-  const std::size_t IC = 6, OC = 4;
-  const Floats x = random_floats(IC, rng), w = random_floats(OC * IC, rng),
-               b = random_floats(OC, rng);
-  Floats gemv(OC), reference(OC);
-  tang::ops::matmul_forward(gemv.data(), x.data(), w.data(), b.data(), 1, IC, OC);
-  for (std::size_t o = 0; o < OC; ++o) {
-    double s = b[o];
-    for (std::size_t i = 0; i < IC; ++i) s += static_cast<double>(w[o * IC + i]) * x[i];
-    reference[o] = static_cast<float>(s);
+  const std::size_t IC = 37, OC = 4;
+  for (const std::size_t N : {1u, 3u}) {
+    const Floats x = random_floats(N * IC, rng), w = random_floats(OC * IC, rng),
+                 b = random_floats(OC, rng);
+    for (const bool with_bias : {true, false}) {
+      Floats plain(N * OC), tuned(N * OC), reference(N * OC);
+      const float* bias = with_bias ? b.data() : nullptr;
+      tang::ops::matmul_forward(plain.data(), x.data(), w.data(), bias, N, IC, OC);
+      tang::fast::matmul_forward(tuned.data(), x.data(), w.data(), bias, N, IC, OC);
+      for (std::size_t n = 0; n < N; ++n) {
+        for (std::size_t o = 0; o < OC; ++o) {
+          double s = with_bias ? b[o] : 0.0;
+          for (std::size_t i = 0; i < IC; ++i)
+            s += static_cast<double>(w[o * IC + i]) * x[n * IC + i];
+          reference[n * OC + o] = static_cast<float>(s);
+        }
+      }
+      for (std::size_t i = 0; i < N * OC; ++i) {
+        EXPECT_NEAR(plain[i], reference[i], 1e-5) << "ops, N " << N << ", bias " << with_bias;
+        EXPECT_NEAR(tuned[i], reference[i], 1e-5) << "fast, N " << N << ", bias " << with_bias;
+      }
+    }
   }
-  for (std::size_t o = 0; o < OC; ++o) EXPECT_NEAR(gemv[o], reference[o], 1e-5);
 }
 
 // Training splits each matrix product's rows over the OpenMP threads (each
@@ -126,9 +148,9 @@ TEST(OpGradients, MatmulSplitOverThreadsIsThePlainProduct) {
   Floats y(N * OC), dx(N * IC, 0.5f), dw(OC * IC, 0.25f), db(OC, 0.0f);
   const int threads_before = omp_get_max_threads();
   omp_set_num_threads(3);
-  tang::ops::matmul_forward(y.data(), x.data(), w.data(), b.data(), N, IC, OC);
-  tang::ops::matmul_backward(dx.data(), dw.data(), db.data(), dout.data(), x.data(), w.data(), N,
-                             IC, OC);
+  tang::fast::matmul_forward(y.data(), x.data(), w.data(), b.data(), N, IC, OC);
+  tang::fast::matmul_backward(dx.data(), dw.data(), db.data(), dout.data(), x.data(), w.data(), N,
+                              IC, OC);
   omp_set_num_threads(threads_before);
   for (std::size_t n = 0; n < N; ++n) {
     for (std::size_t o = 0; o < OC; ++o) {
@@ -153,19 +175,19 @@ TEST(OpGradients, MatmulSplitOverThreadsIsThePlainProduct) {
   }
 }
 
-// GELU runs in vector lanes and, for big tensors, in chunks over the threads:
-// every element must get what it gets alone (the one-element call is scalar).
+// The tuned GELU runs in vector lanes and, for big tensors, in chunks over the
+// threads: every element must get what it gets alone (the one-element call is scalar).
 TEST(OpGradients, GeluInChunksMatchesOneAtATime) {
   tang::Rng rng(6);
   const std::size_t n = 3 * 4096 + 5;  // more than one chunk, and a ragged end
   const Floats x = random_floats(n, rng, 3.0f), dout = random_floats(n, rng);
   Floats y(n), dx(n, 0.0f);
-  tang::ops::gelu_forward(y.data(), x.data(), n);
-  tang::ops::gelu_backward(dx.data(), x.data(), dout.data(), n);
+  tang::fast::gelu_forward(y.data(), x.data(), n);
+  tang::fast::gelu_backward(dx.data(), x.data(), dout.data(), n);
   for (std::size_t i = 0; i < n; ++i) {
     float one = 0.0f, done = 0.0f;
-    tang::ops::gelu_forward(&one, &x[i], 1);
-    tang::ops::gelu_backward(&done, &x[i], &dout[i], 1);
+    tang::fast::gelu_forward(&one, &x[i], 1);
+    tang::fast::gelu_backward(&done, &x[i], &dout[i], 1);
     ASSERT_NEAR(y[i], one, 1e-6f * (1.0f + std::abs(one))) << "gelu at " << i << " x " << x[i];
     ASSERT_NEAR(dx[i], done, 1e-6f * (1.0f + std::abs(done))) << "gelu' at " << i;
   }
@@ -184,6 +206,14 @@ TEST(OpGradients, Gelu) {
   Floats dx(n);
   tang::ops::gelu_backward(dx.data(), x.data(), r.data(), n);
   expect_matches_finite_differences("gelu", x, dx, loss, 1e-3f);
+
+  auto fast_loss = [&] {
+    tang::fast::gelu_forward(y.data(), x.data(), n);
+    return weighted_sum(y, r);
+  };
+  Floats fast_dx(n);
+  tang::fast::gelu_backward(fast_dx.data(), x.data(), r.data(), n);
+  expect_matches_finite_differences("fast gelu", x, fast_dx, fast_loss, 1e-3f);
 }
 
 TEST(OpGradients, Residual) {
@@ -226,12 +256,12 @@ TEST(OpGradients, CausalAttention) {
   const Floats r = random_floats(B * T * C, rng);
   Floats y(B * T * C), att(B * NH * T * T);
   auto loss = [&] {
-    tang::ops::attention_forward(y.data(), att.data(), qkv.data(), B, T, C, NH);
+    tang::fast::attention_forward(y.data(), att.data(), qkv.data(), B, T, C, NH);
     return weighted_sum(y, r);
   };
   loss();
   Floats dqkv(B * T * 3 * C);
-  tang::ops::attention_backward(dqkv.data(), r.data(), qkv.data(), att.data(), B, T, C, NH);
+  tang::fast::attention_backward(dqkv.data(), r.data(), qkv.data(), att.data(), B, T, C, NH);
   expect_matches_finite_differences("attention dqkv", qkv, dqkv, loss);
 }
 
@@ -249,6 +279,15 @@ TEST(OpGradients, CrossEntropy) {
   Floats dlogits(N * V);
   tang::ops::crossentropy_backward(dlogits.data(), probs.data(), targets.data(), N, V);
   expect_matches_finite_differences("cross-entropy dlogits", logits, dlogits, loss);
+
+  auto fast_loss = [&] {
+    return static_cast<double>(tang::fast::crossentropy_forward(
+        losses.data(), probs.data(), logits.data(), targets.data(), N, V));
+  };
+  fast_loss();
+  Floats fast_dlogits(N * V);
+  tang::fast::crossentropy_backward(fast_dlogits.data(), probs.data(), targets.data(), N, V);
+  expect_matches_finite_differences("fast cross-entropy dlogits", logits, fast_dlogits, fast_loss);
 }
 
 // The whole model: every parameter of a tiny GPT.

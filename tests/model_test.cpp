@@ -1,11 +1,8 @@
-// model_test: the GPT forward pass against an independent reference, and the KV cache.
+// model_test: the plain GPT forward pass (common/gpt.hpp) against an independent
+// reference, causality, batches, the generation loop's Recompute, and what forward refuses.
 //
-// tests/golden/ holds a tiny random model (vocabulary 11, context 16, 2 layers, 2 heads,
-// 8 dims) and the logits a float64 NumPy implementation written from the model's
-// description computes for 12 tokens (tests/reference/gpt_reference.py regenerates both).
-//
-// Relative error, everywhere below: max_i |a_i - b_i| / max_i |b_i|, with b the reference.
-// float32 against float64 on this model lands near 1e-7; we allow 1e-5.
+// The tiny golden model and its float64 NumPy logits: tiny_golden.hpp. Lesson 06's
+// KV cache is checked against this forward pass in kv_cache_test.cpp.
 
 #include <gtest/gtest.h>
 
@@ -13,93 +10,50 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "checkpoint.hpp"
+#include "generate.hpp"
 #include "gpt.hpp"
 #include "ops.hpp"
 #include "parameters.hpp"
 #include "rng.hpp"
-#include "safetensors.hpp"
-#include "utf8.hpp"
+#include "tiny_golden.hpp"
 
 namespace {
 
+using tang::LogitsFor;
 using tang::TokenId;
-
-const std::string kGoldenDir = std::string(TANG_TESTS_DIR) + "/golden";
-constexpr double kTolerance = 1e-5;
-
-// max |a - b| / max |b|; b is the reference.
-double relative_error(std::span<const float> a, std::span<const float> b) {
-  EXPECT_EQ(a.size(), b.size());
-  double diff = 0.0, scale = 0.0;
-  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
-    diff = std::max(diff, std::abs(static_cast<double>(a[i]) - static_cast<double>(b[i])));
-    scale = std::max(scale, std::abs(static_cast<double>(b[i])));
-  }
-  return scale > 0.0 ? diff / scale : diff;
-}
-
-std::vector<float> copy_of(const tang::View<2>& logits) {
-  return std::vector<float>(logits.data(), logits.data() + logits.size());
-}
-
-const tang::NamedTensor& tensor_named(const tang::SafetensorsFile& file, const std::string& name) {
-  for (const auto& t : file.tensors) {
-    if (t.name == name) return t;
-  }
-  throw std::runtime_error("golden file has no tensor " + name);
-}
-
-struct Golden {
-  std::vector<TokenId> tokens;  // (T)
-  std::vector<float> logits;    // (T, V)
-  std::vector<float> residual;  // (T, C) after the last block, before ln_f
-  std::vector<float> losses;    // (T-1)
-  double loss = 0.0;            // mean next-token cross-entropy (float64 reference)
-};
-
-Golden load_golden() {
-  const auto file = tang::read_safetensors(kGoldenDir + "/tiny_golden.safetensors");
-  Golden g;
-  const auto& tokens = tensor_named(file, "tokens");
-  EXPECT_EQ(tokens.dtype, "I32");
-  g.tokens.resize(tokens.element_count());
-  std::memcpy(g.tokens.data(), tokens.bytes.data(), tokens.bytes.size());
-  g.logits = tensor_named(file, "logits").to_floats();
-  g.residual = tensor_named(file, "residual").to_floats();
-  g.losses = tensor_named(file, "losses").to_floats();
-  g.loss = std::stod(file.metadata.at("loss"));
-  return g;
-}
+using tang::testing::bit_difference;
+using tang::testing::copy_of;
+using tang::testing::kTolerance;
+using tang::testing::relative_error;
 
 class TinyModel : public ::testing::Test {
  protected:
   TinyModel()
-      : model(tang::load_checkpoint(kGoldenDir + "/tiny_model.safetensors")),
-        golden(load_golden()),
+      : model(tang::testing::tiny_model()),
+        golden(tang::testing::load_golden()),
         V(model.config().vocab_size),
-        T(golden.tokens.size()) {}
+        T(golden.tokens.size()),
+        everything(model.config(), 1, tang::Keep::kEverything),
+        last(model.config()) {}
 
-  // Logits of the last position after reading tokens[0 .. n-1] from scratch (no cache reuse).
-  std::vector<float> recompute_last(std::span<const TokenId> prefix) {
-    tang::KVCache cache(model.config());
-    tang::ForwardState state(model.config());
-    return copy_of(tang::forward(model, prefix, 0, cache, state, tang::LogitsFor::kLastPosition));
+  // All positions' logits of `tokens` read at once.
+  std::vector<float> all_positions(std::span<const TokenId> tokens) {
+    return copy_of(tang::forward(model, tokens, everything, LogitsFor::kAllPositions));
+  }
+  // The last position's logits of `tokens`.
+  std::vector<float> last_position(std::span<const TokenId> tokens) {
+    return copy_of(tang::forward(model, tokens, last, LogitsFor::kLastPosition));
   }
 
-  std::span<const float> golden_row(std::size_t t) const {
-    return std::span<const float>(golden.logits).subspan(t * V, V);
-  }
-
-  tang::GPT model;
-  Golden golden;
+  const tang::GPT& model;
+  tang::testing::Golden golden;
   std::size_t V, T;
+  tang::Activations everything, last;
 };
 
 // --- (a) the whole sequence against the NumPy reference ------------------------
@@ -120,38 +74,29 @@ TEST_F(TinyModel, GoldenFilesDescribeTheModel) {
 }
 
 TEST_F(TinyModel, AllPositionLogitsMatchReference) {
-  tang::KVCache cache(model.config());
-  tang::ForwardState state(model.config());
-  const auto logits =
-      tang::forward(model, golden.tokens, 0, cache, state, tang::LogitsFor::kAllPositions);
+  const auto logits = tang::forward(model, golden.tokens, everything, LogitsFor::kAllPositions);
   ASSERT_EQ(logits.shape(0), T);
   ASSERT_EQ(logits.shape(1), V);
   const double error = relative_error(copy_of(logits), golden.logits);
   std::printf("[ measured ] logits vs float64 reference: relative error %.3g\n", error);
   EXPECT_LE(error, kTolerance);
-  EXPECT_EQ(cache.length, T);
 
-  // The residual stream before ln_f is left in state.x: a failure above that passes here
-  // points at ln_f or the tied output layer.
-  const std::vector<float> residual(state.x.data(), state.x.data() + T * model.config().n_embd);
+  // The residual stream before ln_f is what the last block leaves: a failure
+  // above that passes here points at ln_f or the tied output layer.
+  const auto& x = everything.layers.back().residual3;
+  const std::vector<float> residual(x.data(), x.data() + T * model.config().n_embd);
   EXPECT_LE(relative_error(residual, golden.residual), kTolerance);
 }
 
 TEST_F(TinyModel, LastPositionLogitsMatchReference) {
-  tang::KVCache cache(model.config());
-  tang::ForwardState state(model.config());
-  const auto logits =
-      tang::forward(model, golden.tokens, 0, cache, state, tang::LogitsFor::kLastPosition);
+  const auto logits = tang::forward(model, golden.tokens, last);  // the lessons' call
   ASSERT_EQ(logits.shape(0), 1u);
   ASSERT_EQ(logits.shape(1), V);
-  EXPECT_LE(relative_error(copy_of(logits), golden_row(T - 1)), kTolerance);
+  EXPECT_LE(relative_error(copy_of(logits), golden.row(T - 1)), kTolerance);
 }
 
 TEST_F(TinyModel, NextTokenLossMatchesReference) {
-  tang::KVCache cache(model.config());
-  tang::ForwardState state(model.config());
-  auto logits =
-      copy_of(tang::forward(model, golden.tokens, 0, cache, state, tang::LogitsFor::kAllPositions));
+  auto logits = all_positions(golden.tokens);
   // Positions 0 .. T-2 predict tokens 1 .. T-1.
   std::vector<float> losses(T - 1), probs((T - 1) * V);
   const float loss = tang::ops::crossentropy_forward(losses.data(), probs.data(), logits.data(),
@@ -160,119 +105,36 @@ TEST_F(TinyModel, NextTokenLossMatchesReference) {
   EXPECT_LE(relative_error(losses, golden.losses), kTolerance);
 }
 
-// --- (b) the KV cache gives the same logits as recomputing everything ----------
+// --- (b) every row is computed on its own: a prefix gives the same bits ---------
 
-TEST_F(TinyModel, OneTokenAtATimeMatchesFullRecomputation) {
-  tang::KVCache cache(model.config());
-  tang::ForwardState state(model.config());
-  for (std::size_t i = 0; i < T; ++i) {
-    const auto step = copy_of(tang::forward(model, std::span(golden.tokens).subspan(i, 1), i, cache,
-                                            state, tang::LogitsFor::kLastPosition));
-    EXPECT_EQ(cache.length, i + 1);
-    const auto full = recompute_last(std::span(golden.tokens).first(i + 1));
-    EXPECT_LE(relative_error(step, full), kTolerance) << "step " << i;
-    EXPECT_LE(relative_error(step, golden_row(i)), kTolerance) << "step " << i;
+// Each operation works row by row, and position t attends over 0 .. t whatever
+// comes after: reading only tokens 0 .. t gives row t of the whole window, bit for bit.
+// (This is what lets lesson 06's cache give exactly the same text.)
+TEST_F(TinyModel, EveryPrefixGivesItsRowOfTheWholeWindowBitForBit) {
+  const auto all = all_positions(golden.tokens);
+  for (std::size_t t = 0; t < T; ++t) {
+    const auto prefix = last_position(std::span(golden.tokens).first(t + 1));
+    const std::span<const float> row(all.data() + t * V, V);
+    EXPECT_EQ(bit_difference(prefix, row), "") << "prefix of " << t + 1 << " tokens";
+    EXPECT_LE(relative_error(prefix, golden.row(t)), kTolerance) << "position " << t;
   }
 }
 
-// Prefill a prompt of several tokens, then continue in chunks: the causal mask must
-// shift by what the cache holds (new position t sees 0 .. start+t, not more, not less).
-TEST_F(TinyModel, PrefillThenChunksMatchReference) {
-  for (const std::vector<std::size_t>& chunks :
-       {std::vector<std::size_t>{5, 1, 1, 5}, {1, 4, 7}, {3, 3, 3, 3}, {11, 1}}) {
-    tang::KVCache cache(model.config());
-    tang::ForwardState state(model.config());
-    std::size_t start = 0;
-    for (std::size_t n : chunks) {
-      const auto logits = tang::forward(model, std::span(golden.tokens).subspan(start, n), start,
-                                        cache, state, tang::LogitsFor::kAllPositions);
-      ASSERT_EQ(logits.shape(0), n);
-      for (std::size_t t = 0; t < n; ++t) {
-        const std::span<const float> row(logits.data() + t * V, V);
-        EXPECT_LE(relative_error(row, golden_row(start + t)), kTolerance)
-            << "chunk starting at " << start << ", position " << start + t;
-      }
-      start += n;
-    }
-    EXPECT_EQ(cache.length, T);
-  }
+TEST_F(TinyModel, TheSameCallTwiceGivesTheSameBits) {
+  const auto a = all_positions(golden.tokens);
+  const auto b = all_positions(golden.tokens);
+  EXPECT_EQ(bit_difference(a, b), "");
 }
 
-// --- (c) generation: same seed, same characters with and without the cache ----
-
-// Index of the largest logit (first one on ties).
-std::size_t argmax(std::span<const float> logits) {
-  return static_cast<std::size_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
-}
-
-// Sample from softmax(logits / temperature) with one uniform coin.
-std::size_t sample(std::span<const float> logits, float temperature, tang::Rng& rng) {
-  const float max = *std::max_element(logits.begin(), logits.end());
-  std::vector<double> p(logits.size());
-  double sum = 0.0;
-  for (std::size_t i = 0; i < logits.size(); ++i) {
-    p[i] = std::exp((logits[i] - max) / temperature);
-    sum += p[i];
-  }
-  const double coin = rng.uniform() * sum;
-  double cumulative = 0.0;
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    cumulative += p[i];
-    if (coin < cumulative) return i;
-  }
-  return p.size() - 1;
-}
-
-// Generate until the context is full. temperature 0 means greedy.
-std::string generate(const tang::GPT& model, std::vector<TokenId> ids, float temperature,
-                     std::uint64_t seed, bool use_cache) {
-  tang::Rng rng(seed);
-  tang::KVCache cache(model.config());
-  tang::ForwardState state(model.config());
-  std::size_t fed = 0;  // tokens already in the cache
-  while (ids.size() < model.config().block_size) {
-    if (!use_cache) {
-      cache.reset();
-      fed = 0;
-    }
-    const auto logits = tang::forward(model, std::span(ids).subspan(fed), fed, cache, state,
-                                      tang::LogitsFor::kLastPosition);
-    fed = ids.size();
-    const std::span<const float> row(logits.data(), logits.size());
-    const std::size_t next = temperature == 0.0f ? argmax(row) : sample(row, temperature, rng);
-    ids.push_back(static_cast<TokenId>(next));
-  }
-  return model.tokenizer().decode(ids);
-}
-
-TEST_F(TinyModel, GenerationIsTheSameWithAndWithoutCache) {
-  const auto prompt = model.tokenizer().encode("春风");
-  for (float temperature : {0.0f, 0.7f, 1.0f, 1.5f}) {
-    for (std::uint64_t seed : {1u, 42u, 1234u}) {
-      const std::string with = generate(model, prompt, temperature, seed, true);
-      const std::string without = generate(model, prompt, temperature, seed, false);
-      EXPECT_EQ(with, without) << "temperature " << temperature << ", seed " << seed;
-      EXPECT_EQ(with.rfind("春风", 0), 0u);
-    }
-  }
-  // The sampler does depend on the seed (else the check above would prove little).
-  EXPECT_NE(generate(model, prompt, 1.5f, 1, true), generate(model, prompt, 1.5f, 2, true));
-}
-
-// --- (d) causality: a later token never changes earlier logits -----------------
+// --- (c) causality: a later token never changes earlier logits -----------------
 
 TEST_F(TinyModel, ChangingALaterTokenLeavesEarlierLogitsAlone) {
   const std::size_t changed = 7;
   std::vector<TokenId> other = golden.tokens;
   other[changed] = static_cast<TokenId>((other[changed] + 1) % static_cast<TokenId>(V));
 
-  tang::KVCache cache(model.config());
-  tang::ForwardState state(model.config());
-  const auto a =
-      copy_of(tang::forward(model, golden.tokens, 0, cache, state, tang::LogitsFor::kAllPositions));
-  cache.reset();
-  const auto b =
-      copy_of(tang::forward(model, other, 0, cache, state, tang::LogitsFor::kAllPositions));
+  const auto a = all_positions(golden.tokens);
+  const auto b = all_positions(other);
   for (std::size_t i = 0; i < changed * V; ++i) {
     ASSERT_EQ(a[i], b[i]) << "position " << i / V << " saw the change at position " << changed;
   }
@@ -283,123 +145,214 @@ TEST_F(TinyModel, ChangingALaterTokenLeavesEarlierLogitsAlone) {
   }
 }
 
-// --- (e) forward refuses what it cannot do --------------------------------------
+// --- (d) a batch is its sequences side by side ------------------------------------
 
-TEST_F(TinyModel, ForwardRejectsBadStartAndOverlongInput) {
-  tang::KVCache cache(model.config());
-  tang::ForwardState state(model.config());
+TEST_F(TinyModel, ABatchGivesEachSequenceItsOwnLogits) {
+  const std::size_t B = 3, len = 9;
+  std::vector<TokenId> batch;
+  std::vector<std::vector<TokenId>> sequences;
+  for (std::size_t b = 0; b < B; ++b) {
+    std::vector<TokenId> s(golden.tokens.begin() + static_cast<std::ptrdiff_t>(b),
+                           golden.tokens.begin() + static_cast<std::ptrdiff_t>(b + len));
+    batch.insert(batch.end(), s.begin(), s.end());
+    sequences.push_back(s);
+  }
+  tang::Activations acts(model.config(), B, tang::Keep::kEverything);
+  const auto logits = copy_of(tang::forward(model.config(), model.weights(), batch, B, len, acts,
+                                            tang::kPlainKernels, LogitsFor::kAllPositions));
+  ASSERT_EQ(logits.size(), B * len * V);
+  for (std::size_t b = 0; b < B; ++b) {
+    const auto alone = all_positions(sequences[b]);
+    const std::span<const float> part(logits.data() + b * len * V, len * V);
+    EXPECT_EQ(bit_difference(part, alone), "") << "sequence " << b << " of the batch";
+  }
+}
+
+// --- (e) the generation loop without a cache ---------------------------------------
+
+TEST_F(TinyModel, RecomputeIsTheForwardPassOfTheCroppedContext) {
+  tang::Recompute predictor(model);
+  const std::size_t block = model.config().block_size;
+  std::vector<TokenId> context;
+  tang::Rng rng(3);
+  for (std::size_t length = 1; length <= 2 * block + 5; ++length) {
+    context.push_back(static_cast<TokenId>(rng.below(V)));
+    const auto got = copy_of(predictor.next_logits(context));
+    const auto window = tang::crop_to_context(context, block);
+    EXPECT_EQ(window.size(), std::min(length, block));
+    EXPECT_TRUE(std::equal(window.begin(), window.end(),
+                           context.end() - static_cast<std::ptrdiff_t>(window.size())))
+        << "the window is the LAST block_size characters";
+    EXPECT_EQ(bit_difference(got, last_position(window)), "") << "context of " << length;
+  }
+  EXPECT_THROW(predictor.next_logits(std::vector<TokenId>{}), std::invalid_argument);
+}
+
+TEST_F(TinyModel, WriteAppendsAndStopsAtTheNewline) {
+  tang::Recompute predictor(model);
+  tang::Rng rng(1);
+  // a picker that writes 3, 4, 5, 6, then the newline (id 0), then 8, 9, ... (mod 11)
+  const tang::Picker pick = [](std::span<float> logits, std::size_t written, tang::Rng&) {
+    EXPECT_EQ(logits.size(), 11u);
+    return written == 4 ? TokenId{0} : static_cast<TokenId>((3 + written) % 11);
+  };
+  std::vector<TokenId> context = {0, 1};
+  const auto written = tang::write(predictor, context, pick, rng, 10, true);
+  EXPECT_EQ(written, (std::vector<TokenId>{3, 4, 5, 6, 0}));
+  EXPECT_EQ(context, (std::vector<TokenId>{0, 1, 3, 4, 5, 6, 0}));
+  std::vector<TokenId> again = {0, 1};
+  EXPECT_EQ(tang::write(predictor, again, pick, rng, 10, false).size(), 10u)
+      << "without stop_at_newline it writes max_new characters";
+  std::vector<TokenId> short_context = {0};
+  EXPECT_EQ(tang::write(predictor, short_context, pick, rng, 2, true).size(), 2u);
+
+  // write_poem: the opening plus what is written, without the final newline
+  tang::Rng poem_rng(1);
+  EXPECT_EQ(tang::write_poem(predictor, model.tokenizer(), "春风", pick, poem_rng, 10),
+            "春风" + model.tokenizer().decode({3, 4, 5, 6}));
+}
+
+// --- (f) forward refuses what it cannot do --------------------------------------
+
+TEST_F(TinyModel, ForwardRejectsWhatDoesNotFit) {
   const std::span<const TokenId> tokens(golden.tokens);
-  using tang::LogitsFor;
-
-  // start must equal what the cache holds
-  EXPECT_THROW(tang::forward(model, tokens.first(2), 1, cache, state, LogitsFor::kLastPosition),
-               std::invalid_argument);
-  tang::forward(model, tokens.first(4), 0, cache, state, LogitsFor::kLastPosition);
-  EXPECT_THROW(
-      tang::forward(model, tokens.subspan(4, 1), 0, cache, state, LogitsFor::kLastPosition),
-      std::invalid_argument);
-  EXPECT_THROW(
-      tang::forward(model, tokens.subspan(4, 1), 5, cache, state, LogitsFor::kLastPosition),
-      std::invalid_argument);
-  EXPECT_EQ(cache.length, 4u) << "a rejected call must leave the cache alone";
-
   // no tokens at all
-  EXPECT_THROW(tang::forward(model, tokens.first(0), 4, cache, state, LogitsFor::kLastPosition),
-               std::invalid_argument);
-
-  // more than the context holds, from scratch and on top of the cache
+  EXPECT_THROW(tang::forward(model, tokens.first(0), last), std::invalid_argument);
+  // more than the context holds
   const std::vector<TokenId> long_text(model.config().block_size + 1, 1);
-  cache.reset();
-  EXPECT_THROW(tang::forward(model, long_text, 0, cache, state, LogitsFor::kAllPositions),
+  EXPECT_THROW(tang::forward(model, long_text, last), std::invalid_argument);
+  EXPECT_NO_THROW(tang::forward(model, std::span(long_text).first(model.config().block_size), last))
+      << "exactly block_size characters fit";
+  // ids the model does not have
+  for (const TokenId bad : {TokenId{-1}, static_cast<TokenId>(V)}) {
+    std::vector<TokenId> ids = golden.tokens;
+    ids[3] = bad;
+    EXPECT_THROW(tang::forward(model, ids, last), std::invalid_argument) << "id " << bad;
+  }
+  // all positions' logits need Activations that keep them
+  EXPECT_THROW(tang::forward(model, tokens, last, LogitsFor::kAllPositions), std::invalid_argument);
+  // batches: no larger than the activations, and last-position logits are for one sequence
+  const auto& cfg = model.config();
+  const std::vector<TokenId> two(2 * 4, 1);
+  EXPECT_THROW(tang::forward(cfg, model.weights(), two, 2, 4, everything, tang::kPlainKernels,
+                             LogitsFor::kAllPositions),
                std::invalid_argument);
-  EXPECT_EQ(cache.length, 0u);
-  tang::forward(model, tokens.first(10), 0, cache, state, LogitsFor::kLastPosition);
-  EXPECT_THROW(tang::forward(model, std::span(long_text).first(7), 10, cache, state,
+  tang::Activations pair(cfg, 2, tang::Keep::kEverything);
+  EXPECT_THROW(tang::forward(cfg, model.weights(), two, 2, 4, pair, tang::kPlainKernels,
                              LogitsFor::kLastPosition),
                std::invalid_argument);
-  EXPECT_EQ(cache.length, 10u);
-
-  // exactly full is fine; one more is not
-  const auto full = tang::forward(model, std::span(long_text).first(6), 10, cache, state,
-                                  LogitsFor::kLastPosition);
-  EXPECT_EQ(full.shape(0), 1u);
-  EXPECT_EQ(cache.length, model.config().block_size);
-  EXPECT_THROW(
-      tang::forward(model, tokens.first(1), cache.length, cache, state, LogitsFor::kLastPosition),
-      std::invalid_argument);
+  EXPECT_THROW(tang::forward(cfg, model.weights(), std::span(two).first(7), 2, 4, pair,
+                             tang::kPlainKernels, LogitsFor::kAllPositions),
+               std::invalid_argument)
+      << "B x T must be the number of tokens";
+  EXPECT_NO_THROW(tang::forward(cfg, model.weights(), two, 2, 4, pair, tang::kPlainKernels,
+                                LogitsFor::kAllPositions));
 }
 
-// --- a model of the course's shape, random weights: the cache over a whole context ----
+// --- ops::dot: the order of additions that makes the lessons' bits portable ---------
 
-TEST(RandomModel, CacheMatchesRecomputationOverTheWholeContext) {
-  tang::GPTConfig config;
-  config.vocab_size = 50;
-  config.block_size = 64;
-  config.n_layer = 4;
-  config.n_head = 4;
-  config.n_embd = 32;
-  std::vector<std::string> characters{"\n"};
-  for (char32_t c = U'一'; characters.size() < config.vocab_size; ++c)
-    characters.push_back(tang::utf8_encode(c));
-  tang::Rng rng(7);
-  tang::Tensor<1> parameters = tang::Tensor<1>::from_shape({tang::parameter_count(config)});
-  for (float& p : parameters) p = 0.2f * rng.normal();
-  const tang::GPT model(config, tang::Tokenizer(characters), std::move(parameters));
+// ops.hpp's contract, written out: lane k adds a_i b_i for i = k, k+8, k+16, ... in
+// that order (each product rounded to float, no fused multiply-add), then the 8 lanes
+// are added pairwise: (l0+l4 + l2+l6) + (l1+l5 + l3+l7).
+float dot_as_documented(const float* a, const float* b, std::size_t n) {
+  float lane[8] = {};
+  for (std::size_t i = 0; i < n; ++i) {
+    const float product = a[i] * b[i];
+    lane[i % 8] += product;
+  }
+  const float l04 = lane[0] + lane[4], l15 = lane[1] + lane[5], l26 = lane[2] + lane[6],
+              l37 = lane[3] + lane[7];
+  return (l04 + l26) + (l15 + l37);
+}
 
+TEST(Dot, AddsInTheDocumentedOrder) {
+  tang::Rng rng(4);
+  for (const std::size_t n : {0u, 1u, 7u, 8u, 9u, 16u, 32u, 37u, 128u, 512u, 1001u}) {
+    std::vector<float> a(n), b(n);
+    for (float& x : a) x = rng.normal();
+    for (float& x : b) x = rng.normal() * 1000.0f;  // large terms: any other order shows
+    const float got = tang::ops::dot(a.data(), b.data(), n);
+    const float expected = dot_as_documented(a.data(), b.data(), n);
+    EXPECT_EQ(std::memcmp(&got, &expected, sizeof(float)), 0)
+        << "n " << n << ": " << got << " vs " << expected;
+  }
+}
+
+// --- the parameter table (common/parameters.hpp) -------------------------------------
+
+TEST(Parameters, OneTableGivesLayoutViewsAndInitialisation) {
+  tang::GPTConfig config;  // the course's model: 4 layers, 128 dims, context 128
+  config.vocab_size = 7129;
+  const auto layout = tang::parameter_layout(config);
+  ASSERT_EQ(layout.size(), 2u + 12u * config.n_layer + 2u);
+  std::size_t offset = 0;
+  for (const auto& spec : layout) {
+    EXPECT_EQ(spec.offset, offset) << spec.name << ": parameters lie back to back";
+    std::size_t size = 1;
+    for (std::size_t d : spec.shape) size *= d;
+    EXPECT_EQ(spec.size, size) << spec.name;
+    EXPECT_EQ(spec.decays(), spec.shape.size() == 2) << spec.name;
+    offset += spec.size;
+  }
+  EXPECT_EQ(offset, tang::parameter_count(config));
+  EXPECT_EQ(tang::parameter_count(config), 1722240u) << "the README's count";
+  EXPECT_EQ(layout.front().name, "wte.weight");
+  EXPECT_EQ(layout[2].name, "h.0.ln_1.weight");
+  EXPECT_EQ(layout.back().name, "ln_f.bias");
+
+  // the named views point at their table entries
+  std::vector<float> flat(tang::parameter_count(config));
+  const tang::GPTWeights w = tang::bind_weights(config, flat.data());
+  auto at = [&](const std::string& name) {
+    for (const auto& spec : layout)
+      if (spec.name == name) return flat.data() + spec.offset;
+    return static_cast<float*>(nullptr);
+  };
+  EXPECT_EQ(w.wte, at("wte.weight"));
+  EXPECT_EQ(w.wpe, at("wpe.weight"));
+  ASSERT_EQ(w.layers.size(), config.n_layer);
+  EXPECT_EQ(w.layers[0].qkv_w, at("h.0.attn.qkv.weight"));
+  EXPECT_EQ(w.layers[3].fc_proj_b, at("h.3.mlp.proj.bias"));
+  EXPECT_EQ(w.lnf_w, at("ln_f.weight"));
+  EXPECT_EQ(w.lnf_b, at("ln_f.bias"));
+
+  // initialisation by each entry's rule, the same for the same seed
+  tang::Rng rng(1), again(1);
+  tang::initialise_parameters(config, flat.data(), rng);
+  std::vector<float> second(flat.size());
+  tang::initialise_parameters(config, second.data(), again);
+  EXPECT_EQ(flat, second);
+  for (const auto& spec : layout) {
+    const float* p = flat.data() + spec.offset;
+    if (spec.init == tang::Init::kZeros || spec.init == tang::Init::kOnes) {
+      const float value = spec.init == tang::Init::kOnes ? 1.0f : 0.0f;
+      for (std::size_t i = 0; i < spec.size; ++i) ASSERT_EQ(p[i], value) << spec.name;
+    } else {
+      double sum = 0.0, squares = 0.0;
+      for (std::size_t i = 0; i < spec.size; ++i) sum += p[i], squares += double{p[i]} * p[i];
+      const double n = static_cast<double>(spec.size);
+      EXPECT_NEAR(sum / n, 0.0, 0.005) << spec.name;
+      EXPECT_NEAR(std::sqrt(squares / n), 0.02, 0.002) << spec.name << ": N(0, 0.02^2)";
+    }
+  }
+  EXPECT_EQ(tang::Init::kOnes, layout[2].init) << "LayerNorm scales start at 1";
+}
+
+// --- a model of the course's shape, random weights, over a whole context ----------
+
+TEST(RandomModel, EveryPrefixGivesItsRowOverTheWholeContext) {
+  const tang::GPT model = tang::testing::random_model(7);
+  const auto& config = model.config();
+  tang::Rng rng(8);
   std::vector<TokenId> tokens(config.block_size);
   for (TokenId& t : tokens) t = static_cast<TokenId>(rng.below(config.vocab_size));
-
-  tang::KVCache cache(config), scratch_cache(config);
-  tang::ForwardState state(config), scratch_state(config);
-  const auto all = copy_of(tang::forward(model, tokens, 0, scratch_cache, scratch_state,
-                                         tang::LogitsFor::kAllPositions));
-  double worst = 0.0;
+  tang::Activations everything(config, 1, tang::Keep::kEverything), last(config);
+  const auto all = copy_of(tang::forward(model, tokens, everything, LogitsFor::kAllPositions));
   for (std::size_t i = 0; i < config.block_size; ++i) {
-    const auto step = copy_of(tang::forward(model, std::span(tokens).subspan(i, 1), i, cache, state,
-                                            tang::LogitsFor::kLastPosition));
-    scratch_cache.reset();
-    const auto full = copy_of(tang::forward(model, std::span(tokens).first(i + 1), 0, scratch_cache,
-                                            scratch_state, tang::LogitsFor::kLastPosition));
-    const double error = relative_error(step, full);
-    worst = std::max(worst, error);
-    EXPECT_LE(error, kTolerance) << "step " << i;
+    const auto prefix = copy_of(tang::forward(model, std::span(tokens).first(i + 1), last));
     const std::span<const float> row(all.data() + i * config.vocab_size, config.vocab_size);
-    EXPECT_LE(relative_error(step, row), kTolerance) << "step " << i;
+    ASSERT_EQ(bit_difference(prefix, row), "") << "prefix of " << i + 1 << " tokens";
   }
-  std::printf("[ measured ] cache vs recomputation, 64 steps: worst relative error %.3g\n", worst);
-  EXPECT_EQ(cache.length, config.block_size);
-  EXPECT_THROW(tang::forward(model, std::span(tokens).first(1), config.block_size, cache, state,
-                             tang::LogitsFor::kLastPosition),
-               std::invalid_argument);
-}
-
-// The shipped model, when there is one: 120 characters, same text both ways (the check
-// of lesson 06). Skipped until data/tang_gpt.safetensors exists.
-TEST(ShippedModel, SameTextWithAndWithoutCache) {
-  const std::string path = tang::default_checkpoint_path();
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " not found";
-  const tang::GPT model = tang::load_checkpoint(path);
-  const auto prompt = model.tokenizer().encode("床前明月光，");
-  const std::size_t length = std::min<std::size_t>(prompt.size() + 120, model.config().block_size);
-  auto run = [&](bool use_cache) {
-    tang::Rng rng(2024);
-    tang::KVCache cache(model.config());
-    tang::ForwardState state(model.config());
-    std::vector<TokenId> ids = prompt;
-    std::size_t fed = 0;
-    while (ids.size() < length) {
-      if (!use_cache) {
-        cache.reset();
-        fed = 0;
-      }
-      const auto logits = tang::forward(model, std::span(ids).subspan(fed), fed, cache, state,
-                                        tang::LogitsFor::kLastPosition);
-      fed = ids.size();
-      ids.push_back(static_cast<TokenId>(sample({logits.data(), logits.size()}, 1.0f, rng)));
-    }
-    return model.tokenizer().decode(ids);
-  };
-  EXPECT_EQ(run(true), run(false));
 }
 
 }  // namespace

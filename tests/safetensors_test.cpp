@@ -246,8 +246,8 @@ TEST_F(OnDisk, CheckpointRoundTrip) {
                         model.parameters().size() * sizeof(float)),
             0);
   // The named views of the loaded model point into its own buffer.
-  EXPECT_EQ(loaded.weights().wte.data(), loaded.parameters().data());
-  EXPECT_EQ(loaded.weights().lnf_b(5), model.weights().lnf_b(5));
+  EXPECT_EQ(loaded.weights().wte, loaded.parameters().data());
+  EXPECT_EQ(loaded.weights().lnf_b[5], model.weights().lnf_b[5]);
 
   // The file itself: metadata as documented, one F32 tensor per parameter, by name.
   const SafetensorsFile file = tang::read_safetensors(path);

@@ -1,18 +1,24 @@
-// sampling_test: every sampling and constraint function of lessons 01-05 on tiny
-// hand-made distributions, the acrostic on a tiny model, and the Decoder with and
-// without its KV cache (also past the context, where the window slides).
+// sampling_test: what the lessons do with the logits, on tiny hand-made
+// distributions and the tiny model: softmax and the most likely characters
+// (lesson 01), top-k and the full sampling step (lesson 03), masks, the
+// acrostic and the fixed form (lesson 05), the flags checked against a model,
+// and encode_prompt.
 //
 // The hand-made numbers are chosen so that a reader can check every expectation
-// with pencil and paper; where a boundary matters (top-p reaching p exactly) the
-// numbers are powers of two, so float rounding cannot blur it.
+// with pencil and paper. The draw itself (exercise 02's sample_from) and top-p
+// (exercise 03) have their own tests in tests/exercises/; here they run as the
+// lessons run them (the reference solutions in the default build). The tuned
+// versions under the hood are compared with these in fast_test.cpp.
+
+#include "sampling.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
-#include <ostream>
 #include <set>
 #include <span>
 #include <sstream>
@@ -20,17 +26,20 @@
 #include <vector>
 
 #include "acrostic.hpp"
-#include "checkpoint.hpp"
-#include "decoder.hpp"
 #include "errors.hpp"
-#include "gpt.hpp"
-#include "lesson_options.hpp"
+#include "exercise/sample_with_temperature.hpp"
+#include "exercise/top_p.hpp"
+#include "fixed_form.hpp"
+#include "generate.hpp"
+#include "kv_cache.hpp"
+#include "lesson.hpp"
 #include "logit_mask.hpp"
 #include "next_char.hpp"
-#include "poem_writer.hpp"
+#include "options.hpp"
 #include "rng.hpp"
-#include "temperature.hpp"
-#include "top_k_top_p.hpp"
+#include "sampler.hpp"
+#include "tiny_golden.hpp"
+#include "top_k.hpp"
 #include "utf8.hpp"
 
 namespace {
@@ -38,7 +47,6 @@ namespace {
 using tang::TokenId;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
-const std::string kTinyModel = std::string(TANG_TESTS_DIR) + "/golden/tiny_model.safetensors";
 
 // The ids with a non-zero probability (or a finite logit), in id order.
 std::vector<TokenId> support(std::span<const float> values, bool logits) {
@@ -98,8 +106,7 @@ TEST(Softmax, OneFiniteLogitGetsEverything) {
 }
 
 TEST(Softmax, LongVectorsMatchADoubleReference) {
-  // Long enough for the vector loops of vector_math.hpp (the tests above only
-  // reach their scalar remainders), with -inf entries as top-k leaves them.
+  // The length of the real vocabulary, with -inf entries as top-k leaves them.
   tang::Rng rng(77);
   for (const std::size_t n : {17u, 100u, 7129u}) {
     std::vector<float> z(n);
@@ -122,15 +129,22 @@ TEST(Softmax, LongVectorsMatchADoubleReference) {
   }
 }
 
-TEST(Softmax, DifferencesBelowMinus78GiveZero) {
-  // exp(-79) is about 5e-35: written as exactly 0, as for -inf (vector_math.hpp)
-  std::vector<float> z(40, 0.0f);
-  z[3] = -79.0f;
-  z[20] = -60.0f;  // exp(-60) = 8.8e-27 stays
-  tang::softmax_in_place(z);
-  EXPECT_EQ(z[3], 0.0f);
-  EXPECT_GT(z[20], 0.0f);
-  EXPECT_NEAR(z[0], 1.0f / 38, 1e-7);  // 38 zeros share it all (exp(-60) adds nothing visible)
+// The lessons' softmax adds its terms left to right, so that its result does not
+// depend on the machine: exactly exp(z - max), a float sum in id order, one division each.
+TEST(Softmax, IsExpThenALeftToRightSumBitForBit) {
+  tang::Rng rng(5);
+  for (const std::size_t n : {1u, 7u, 64u, 7129u}) {
+    std::vector<float> z(n);
+    for (float& x : z) x = rng.uniform() < 0.1f ? -kInf : rng.normal() * 3.0f;
+    z[0] = 0.5f;
+    std::vector<float> expected = z;
+    const float max = *std::max_element(z.begin(), z.end());
+    float total = 0.0f;
+    for (float& x : expected) total += (x = std::exp(x - max));
+    for (float& x : expected) x /= total;
+    tang::softmax_in_place(z);
+    EXPECT_EQ(tang::testing::bit_difference(z, expected), "") << "n " << n;
+  }
 }
 
 TEST(MostLikely, OrdersByProbabilityThenBySmallerId) {
@@ -150,27 +164,15 @@ TEST(MostLikely, OrdersByProbabilityThenBySmallerId) {
   EXPECT_TRUE(tang::most_likely(p, 0).empty());
 }
 
-// --- temperature, argmax, sample_from (lesson 02) ------------------------------
-
-TEST(Temperature, DividesEveryLogit) {
-  std::vector<float> z = {2.0f, -4.0f, 0.0f, -kInf};
-  tang::apply_temperature(z, 2.0f);
-  EXPECT_EQ(z, (std::vector<float>{1.0f, -2.0f, 0.0f, -kInf}));
-  tang::apply_temperature(z, 0.5f);
-  EXPECT_EQ(z, (std::vector<float>{2.0f, -4.0f, 0.0f, -kInf}));
-}
-
-TEST(Temperature, LowSharpensHighFlattens) {
-  const std::vector<float> logits = {1.0f, 2.0f, 3.0f};
-  auto at = [&](float t) {
-    std::vector<float> z = logits;
-    tang::apply_temperature(z, t);
-    tang::softmax_in_place(z);
-    return z;
-  };
-  EXPECT_GT(at(0.3f)[2], at(1.0f)[2]);
-  EXPECT_LT(at(1.5f)[2], at(1.0f)[2]);
-  EXPECT_GT(at(1.5f)[0], at(1.0f)[0]);
+TEST(NextCharProbabilities, IsTheSoftmaxOfThePredictorsLogits) {
+  const tang::GPT& model = tang::testing::tiny_model();
+  tang::Recompute predictor(model);
+  const std::vector<TokenId> prompt = {0, 1, 2};
+  std::vector<float> expected = tang::testing::copy_of(predictor.next_logits(prompt));
+  tang::softmax_in_place(expected);
+  const std::vector<float> got = tang::next_char_probabilities(predictor, prompt);
+  EXPECT_EQ(tang::testing::bit_difference(got, expected), "");
+  EXPECT_NEAR(sum_of(got), 1.0f, 1e-6);
 }
 
 TEST(Argmax, FirstOfTheLargest) {
@@ -179,89 +181,10 @@ TEST(Argmax, FirstOfTheLargest) {
   EXPECT_EQ(tang::argmax(std::vector<float>{9.0f}), 0);
 }
 
-TEST(SampleFrom, CoinFallsIntoRunningTotals) {
-  const std::vector<float> p = {0.1f, 0.2f, 0.3f, 0.4f};
-  EXPECT_EQ(tang::sample_from(p, 0.0f), 0);
-  EXPECT_EQ(tang::sample_from(p, 0.05f), 0);
-  EXPECT_EQ(tang::sample_from(p, 0.1f), 1);  // the total must EXCEED the coin
-  EXPECT_EQ(tang::sample_from(p, 0.25f), 1);
-  EXPECT_EQ(tang::sample_from(p, 0.35f), 2);
-  EXPECT_EQ(tang::sample_from(p, 0.65f), 3);
-  EXPECT_EQ(tang::sample_from(p, 0.9999f), 3);
-  EXPECT_EQ(tang::sample_from(p, std::nextafter(1.0f, 0.0f)), 3);
-}
-
-TEST(SampleFrom, ExactBoundariesWithPowersOfTwo) {
-  const std::vector<float> p = {0.25f, 0.25f, 0.5f};
-  EXPECT_EQ(tang::sample_from(p, std::nextafter(0.25f, 0.0f)), 0);
-  EXPECT_EQ(tang::sample_from(p, 0.25f), 1);
-  EXPECT_EQ(tang::sample_from(p, std::nextafter(0.5f, 0.0f)), 1);
-  EXPECT_EQ(tang::sample_from(p, 0.5f), 2);
-}
-
-TEST(SampleFrom, NeverPicksAZeroProbabilityCharacter) {
-  const std::vector<float> p = {0.0f, 0.5f, 0.0f, 0.0f, 0.5f, 0.0f};
-  for (float coin = 0.0f; coin < 1.0f; coin += 1.0f / 64) {
-    const TokenId id = tang::sample_from(p, coin);
-    EXPECT_TRUE(id == 1 || id == 4) << "coin " << coin << " gave id " << id;
-  }
-  EXPECT_EQ(tang::sample_from(p, 0.0f), 1);
-  EXPECT_EQ(tang::sample_from(p, 0.5f), 4);
-}
-
-TEST(SampleFrom, RoundingShortTotalGivesTheLastNonZero) {
-  // Adds up to 0.9, not 1: a coin above the total must still pick a possible
-  // character, the last one that has probability, never the zeros after it.
-  const std::vector<float> p = {0.3f, 0.3f, 0.3f, 0.0f, 0.0f};
-  EXPECT_EQ(tang::sample_from(p, 0.95f), 2);
-  EXPECT_EQ(tang::sample_from(p, 0.9999f), 2);
-  const std::vector<float> q = {0.0f, 0.6f, 0.0f, 0.3999f, 0.0f};
-  EXPECT_EQ(tang::sample_from(q, 0.99995f), 3);
-}
-
-TEST(SampleWithTemperature, ZeroIsGreedy) {
-  std::vector<float> z = {0.5f, 2.0f, 1.9f, -kInf, 2.0f};
-  tang::Rng rng(7);
-  const std::uint64_t before = rng.state();
-  EXPECT_EQ(tang::sample_with_temperature(z, 0.0f, rng), 1);  // first of the largest
-  EXPECT_EQ(rng.state(), before) << "greedy draws no random number";
-}
-
-TEST(SampleWithTemperature, IsSoftmaxThenOneCoin) {
-  const std::vector<float> logits = {0.3f, -1.0f, 2.0f, 0.7f, -kInf, 1.1f};
-  for (std::uint64_t seed = 1; seed <= 500; ++seed) {
-    for (float t : {0.3f, 1.0f, 1.5f}) {
-      std::vector<float> z = logits, expected = logits;
-      tang::Rng rng(seed), copy(seed);
-      const TokenId got = tang::sample_with_temperature(z, t, rng);
-      tang::apply_temperature(expected, t);
-      tang::softmax_in_place(expected);
-      EXPECT_EQ(got, tang::sample_from(expected, copy.uniform())) << "seed " << seed << " T " << t;
-      EXPECT_NE(got, 4) << "a -inf logit was drawn";
-    }
-  }
-}
-
-TEST(SampleWithTemperature, FrequenciesFollowTheProbabilities) {
-  const std::vector<float> p = {0.1f, 0.2f, 0.3f, 0.4f};
-  const auto logits = log_of(p);
-  std::vector<int> count(4, 0);
-  tang::Rng rng(123);
-  const int n = 40000;
-  for (int i = 0; i < n; ++i) {
-    std::vector<float> z = logits;
-    ++count[static_cast<std::size_t>(tang::sample_with_temperature(z, 1.0f, rng))];
-  }
-  for (std::size_t i = 0; i < 4; ++i) {
-    EXPECT_NEAR(static_cast<double>(count[i]) / n, p[i], 0.01) << "id " << i;
-  }
-}
-
 // --- top-k (lesson 03) ----------------------------------------------------------
 
 std::vector<float> top_k(std::vector<float> z, std::size_t k) {
-  std::vector<float> scratch;
-  tang::top_k_filter(z, k, scratch);
+  tang::top_k_filter(z, k);
   return z;
 }
 
@@ -285,14 +208,14 @@ TEST(TopK, TiesAtTheBorderAreKept) {
 
 TEST(TopK, MatchesSortingOnRandomLogits) {
   tang::Rng rng(99);
-  std::vector<float> scratch;
   for (int trial = 0; trial < 300; ++trial) {
     const std::size_t n = 1 + rng.below(60);
     std::vector<float> z(n);
     for (float& x : z) x = static_cast<float>(rng.below(20)) * 0.5f;  // many ties
+    if (trial % 3 == 0) z[rng.below(n)] = -kInf;                      // masked already
     const std::size_t k = rng.below(n + 2);
     std::vector<float> got = z;
-    tang::top_k_filter(got, k, scratch);
+    tang::top_k_filter(got, k);
     std::vector<float> sorted = z;
     std::sort(sorted.begin(), sorted.end(), std::greater<float>());
     for (std::size_t i = 0; i < n; ++i) {
@@ -302,145 +225,18 @@ TEST(TopK, MatchesSortingOnRandomLogits) {
   }
 }
 
-TEST(KthLargest, MatchesSortingForSmallAndLargeK) {
-  // k <= 64 takes the heap, larger k the partial selection: both must agree with a sort.
-  tang::Rng rng(7);
-  std::vector<float> scratch;
-  for (int trial = 0; trial < 400; ++trial) {
-    const std::size_t n = 1 + rng.below(trial % 4 == 0 ? 3000 : 200);
-    std::vector<float> values(n);
-    for (float& x : values)
-      x = trial % 2 ? rng.normal() : static_cast<float>(rng.below(9));  // ties
-    std::vector<float> sorted = values;
-    std::sort(sorted.begin(), sorted.end(), std::greater<float>());
-    for (const std::size_t k : {std::size_t{1}, 1 + rng.below(n), std::min<std::size_t>(n, 64),
-                                std::min<std::size_t>(n, 65), n}) {
-      EXPECT_EQ(tang::kth_largest(values, k, scratch), sorted[k - 1])
-          << "trial " << trial << " n " << n << " k " << k;
-    }
-  }
-}
-
-// --- top-p (lesson 03), both variants -------------------------------------------
-
-using TopP = void (*)(std::span<float>, float, std::vector<tang::NucleusKey>&);
-
-struct TopPVariant {
-  const char* name;
-  TopP filter;
-};
-
-void PrintTo(const TopPVariant& variant, std::ostream* os) {
-  *os << variant.name;
-}
-
-class TopPTest : public ::testing::TestWithParam<TopPVariant> {
- protected:
-  std::vector<float> run(std::vector<float> p, float top_p) {
-    std::vector<tang::NucleusKey> keys;
-    GetParam().filter(p, top_p, keys);
-    return p;
-  }
-};
-
-TEST_P(TopPTest, KeepsTheSmallestSetReachingP) {
-  const std::vector<float> p = {0.1f, 0.2f, 0.3f, 0.4f};
-  EXPECT_EQ(support(run(p, 0.4f), false), (std::vector<TokenId>{3}));
-  EXPECT_EQ(support(run(p, 0.3f), false), (std::vector<TokenId>{3}));
-  EXPECT_EQ(support(run(p, 0.5f), false), (std::vector<TokenId>{2, 3}));
-  EXPECT_EQ(support(run(p, 0.7f), false), (std::vector<TokenId>{2, 3}));
-  EXPECT_EQ(support(run(p, 0.71f), false), (std::vector<TokenId>{1, 2, 3}));
-  EXPECT_EQ(support(run(p, 0.95f), false), (std::vector<TokenId>{0, 1, 2, 3}));
-  EXPECT_EQ(run(p, 1.0f), p) << "p = 1 is off";
-}
-
-TEST_P(TopPTest, RenormalisesWhatIsKept) {
-  const std::vector<float> p = {0.1f, 0.2f, 0.3f, 0.4f};
-  const auto two = run(p, 0.5f);
-  EXPECT_EQ(two[0], 0.0f);
-  EXPECT_EQ(two[1], 0.0f);
-  EXPECT_NEAR(two[2], 3.0f / 7, 1e-6);
-  EXPECT_NEAR(two[3], 4.0f / 7, 1e-6);
-  const auto one = run(p, 0.4f);
-  EXPECT_FLOAT_EQ(one[3], 1.0f);
-  const auto three = run(p, 0.71f);
-  EXPECT_NEAR(three[1], 2.0f / 9, 1e-6);
-  EXPECT_NEAR(sum_of(three), 1.0f, 1e-6);
-}
-
-TEST_P(TopPTest, ReachingPExactlyCounts) {
-  // Powers of two: 0.5 + 0.25 is exactly 0.75, so p = 0.75 is reached by two.
-  const std::vector<float> p = {0.125f, 0.125f, 0.25f, 0.5f};
-  EXPECT_EQ(support(run(p, 0.5f), false), (std::vector<TokenId>{3}));
-  EXPECT_EQ(support(run(p, 0.75f), false), (std::vector<TokenId>{2, 3}));
-  EXPECT_EQ(support(run(p, std::nextafter(0.75f, 1.0f)), false), (std::vector<TokenId>{0, 2, 3}))
-      << "a tie at the border is broken by id: of the two 0.125s only id 0";
-  EXPECT_EQ(support(run(p, 0.875f), false), (std::vector<TokenId>{0, 2, 3}))
-      << "0.5 + 0.25 + 0.125 reaches 0.875 exactly";
-  EXPECT_EQ(run(p, 0.875f)[0], 0.125f / 0.875f);
-  EXPECT_EQ(support(run(p, std::nextafter(0.875f, 1.0f)), false),
-            (std::vector<TokenId>{0, 1, 2, 3}));
-}
-
-TEST_P(TopPTest, TinyPKeepsTheMostLikelyOnly) {
-  EXPECT_EQ(support(run({0.1f, 0.2f, 0.3f, 0.4f}, 1e-6f), false), (std::vector<TokenId>{3}));
-  // A flat distribution: every candidate is equally likely; the smallest id wins.
-  EXPECT_EQ(support(run({0.25f, 0.25f, 0.25f, 0.25f}, 0.1f), false), (std::vector<TokenId>{0}));
-  EXPECT_EQ(support(run({0.25f, 0.25f, 0.25f, 0.25f}, 0.5f), false), (std::vector<TokenId>{0, 1}));
-}
-
-TEST_P(TopPTest, ZerosFromTopKStayZero) {
-  const std::vector<float> p = {0.0f, 0.5f, 0.0f, 0.3f, 0.2f, 0.0f};
-  const auto kept = run(p, 0.9f);
-  EXPECT_EQ(support(kept, false), (std::vector<TokenId>{1, 3, 4}));
-  EXPECT_NEAR(sum_of(kept), 1.0f, 1e-6);
-}
-
-INSTANTIATE_TEST_SUITE_P(BothVariants, TopPTest,
-                         ::testing::Values(TopPVariant{"sorted", tang::top_p_filter},
-                                           TopPVariant{"cutoff", tang::top_p_filter_with_cutoff}),
-                         [](const auto& info) { return std::string(info.param.name); });
-
-TEST(TopP, BothVariantsAgreeOnRandomDistributions) {
-  tang::Rng rng(2024);
-  std::vector<tang::NucleusKey> keys_a, keys_b;
-  for (int trial = 0; trial < 3000; ++trial) {
-    const std::size_t n = 1 + rng.below(trial % 10 == 0 ? 3000 : 40);
-    std::vector<float> logits(n);
-    const int kind = trial % 4;
-    for (float& z : logits) {
-      if (kind == 0) z = rng.normal() * 3.0f;                          // peaked
-      if (kind == 1) z = rng.normal() * 0.1f;                          // nearly flat
-      if (kind == 2) z = static_cast<float>(rng.below(4));             // many exact ties
-      if (kind == 3) z = rng.uniform() < 0.5f ? -kInf : rng.normal();  // zeros (after top-k)
-    }
-    if (kind == 3) logits[rng.below(n)] = 0.0f;  // at least one finite
-    tang::softmax_in_place(logits);
-    const float p = trial % 7 == 0 ? 1.0f - rng.uniform() * 1e-3f : rng.uniform();
-    std::vector<float> a = logits, b = logits;
-    tang::top_p_filter(a, p, keys_a);
-    tang::top_p_filter_with_cutoff(b, p, keys_b);
-    ASSERT_EQ(a, b) << "trial " << trial << " n " << n << " p " << p;
-    ASSERT_FALSE(support(a, false).empty());
-    ASSERT_NEAR(sum_of(a), 1.0f, 1e-4)
-        << "trial " << trial;  // float renormalisation over up to 3000
-  }
-}
-
-// --- the full sampling step -------------------------------------------------------
+// --- the full sampling step (lesson 03) -------------------------------------------
 
 TEST(SampleNext, ZeroTemperatureIsGreedyWhateverTheFilters) {
-  tang::SamplerScratch scratch;
   tang::Rng rng(5);
+  const std::uint64_t before = rng.state();
   std::vector<float> z = {0.1f, 0.9f, 0.3f, 0.9f};
-  EXPECT_EQ(tang::sample_next(z, {0.0f, 3, 0.5f}, rng, scratch), 1);
+  EXPECT_EQ(tang::sample_next(z, {0.0f, 3, 0.5f}, rng), 1);
+  EXPECT_EQ(rng.state(), before) << "greedy draws no random number";
 }
 
-TEST(SampleNext, IsTemperatureThenTopKThenSoftmaxThenTopP) {
+TEST(SampleNext, IsTemperatureThenTopKThenSoftmaxThenTopPThenOneCoin) {
   const std::vector<float> logits = {1.2f, -0.3f, 0.8f, 2.1f, 0.0f, -kInf, 1.9f, 0.4f};
-  tang::SamplerScratch scratch;
-  std::vector<float> scratch_values;
-  std::vector<tang::NucleusKey> scratch_keys;
   for (std::uint64_t seed = 1; seed <= 300; ++seed) {
     for (const tang::SamplingSettings s : {tang::SamplingSettings{1.0f, 0, 1.0f},
                                            {1.5f, 3, 1.0f},
@@ -448,12 +244,14 @@ TEST(SampleNext, IsTemperatureThenTopKThenSoftmaxThenTopP) {
                                            {2.0f, 5, 0.8f}}) {
       std::vector<float> got = logits, expected = logits;
       tang::Rng rng(seed), copy(seed);
-      const TokenId id = tang::sample_next(got, s, rng, scratch);
-      tang::apply_temperature(expected, s.temperature);
-      tang::top_k_filter(expected, s.top_k, scratch_values);
+      const TokenId id = tang::sample_next(got, s, rng);
+      for (float& z : expected) z /= s.temperature;
+      tang::top_k_filter(expected, s.top_k);
       tang::softmax_in_place(expected);
-      tang::top_p_filter(expected, s.top_p, scratch_keys);
-      EXPECT_EQ(id, tang::sample_from(expected, copy.uniform())) << "seed " << seed;
+      tang::mine::top_p_filter(expected, s.top_p);
+      EXPECT_EQ(id, tang::mine::sample_from(expected, copy.uniform())) << "seed " << seed;
+      EXPECT_EQ(rng.state(), copy.state()) << "one coin per character";
+      EXPECT_NE(id, 5) << "a -inf logit was drawn";
     }
   }
 }
@@ -462,12 +260,11 @@ TEST(SampleNext, TopPSeesTheTemperedDistribution) {
   // At T = 1 these are 0.4/0.3/0.2/0.1 and p = 0.7 keeps two. At T = 100 they are
   // nearly flat and p = 0.7 needs three: top-p must come after the temperature.
   const auto logits = log_of({0.4f, 0.3f, 0.2f, 0.1f});
-  tang::SamplerScratch scratch;
   std::set<TokenId> seen;
   for (std::uint64_t seed = 1; seed <= 2000; ++seed) {
     std::vector<float> z = logits;
     tang::Rng rng(seed);
-    seen.insert(tang::sample_next(z, {100.0f, 0, 0.7f}, rng, scratch));
+    seen.insert(tang::sample_next(z, {100.0f, 0, 0.7f}, rng));
   }
   EXPECT_EQ(seen, (std::set<TokenId>{0, 1, 2}));
 }
@@ -476,14 +273,28 @@ TEST(SampleNext, TopPSeesTheTopKDistribution) {
   // top-k = 3 leaves 4/9, 3/9, 2/9; p = 0.75 is reached by two of them. Top-p on
   // the full distribution first would have kept three (0.4 + 0.3 < 0.75).
   const auto logits = log_of({0.4f, 0.3f, 0.2f, 0.1f});
-  tang::SamplerScratch scratch;
   std::set<TokenId> seen;
   for (std::uint64_t seed = 1; seed <= 2000; ++seed) {
     std::vector<float> z = logits;
     tang::Rng rng(seed);
-    seen.insert(tang::sample_next(z, {1.0f, 3, 0.75f}, rng, scratch));
+    seen.insert(tang::sample_next(z, {1.0f, 3, 0.75f}, rng));
   }
   EXPECT_EQ(seen, (std::set<TokenId>{0, 1}));
+}
+
+TEST(SampleNext, FrequenciesFollowTheProbabilities) {
+  const std::vector<float> p = {0.1f, 0.2f, 0.3f, 0.4f};
+  const auto logits = log_of(p);
+  std::vector<int> count(4, 0);
+  tang::Rng rng(123);
+  const int n = 40000;
+  for (int i = 0; i < n; ++i) {
+    std::vector<float> z = logits;
+    ++count[static_cast<std::size_t>(tang::sample_next(z, {1.0f, 0, 1.0f}, rng))];
+  }
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_NEAR(static_cast<double>(count[i]) / n, p[i], 0.01) << "id " << i;
+  }
 }
 
 TEST(SampleNext, AMaskedCharacterIsNeverDrawn) {
@@ -491,7 +302,6 @@ TEST(SampleNext, AMaskedCharacterIsNeverDrawn) {
   const std::vector<float> logits = {0.5f, 3.0f, 2.0f, 1.0f};
   tang::LogitMask mask(4);
   mask.ban(1);
-  tang::SamplerScratch scratch;
   for (std::uint64_t seed = 1; seed <= 200; ++seed) {
     for (const tang::SamplingSettings s : {tang::SamplingSettings{1.0f, 1, 1.0f},
                                            {5.0f, 0, 1.0f},
@@ -500,13 +310,34 @@ TEST(SampleNext, AMaskedCharacterIsNeverDrawn) {
       std::vector<float> z = logits;
       mask.apply(z);
       tang::Rng rng(seed);
-      const TokenId id = tang::sample_next(z, s, rng, scratch);
+      const TokenId id = tang::sample_next(z, s, rng);
       EXPECT_NE(id, 1) << "seed " << seed;
       if (s.top_k == 1 || s.temperature == 0.0f) {
         EXPECT_EQ(id, 2);
       }
     }
   }
+}
+
+TEST(SampleNext, PickerAndWritingSettings) {
+  const tang::SamplingSettings s{0.9f, 2, 0.8f};
+  const tang::Picker pick = tang::sampling_picker(s);
+  const std::vector<float> logits = {0.3f, 1.0f, -0.5f, 0.9f, 0.2f};
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+    std::vector<float> a = logits, b = logits;
+    tang::Rng r1(seed), r2(seed);
+    EXPECT_EQ(pick(a, 0, r1), tang::sample_next(b, s, r2)) << "seed " << seed;
+  }
+  tang::LessonOptions options;  // defaults: no --temperature, top-k 20
+  tang::SamplingSettings w = tang::writing_settings(options);
+  EXPECT_EQ(w.temperature, 0.8f);
+  EXPECT_EQ(w.top_k, 20u);
+  EXPECT_EQ(w.top_p, 1.0f) << "lessons 04-06 write with top-k only";
+  options.temperature = 1.3f;
+  options.top_k = 0;
+  w = tang::writing_settings(options);
+  EXPECT_EQ(w.temperature, 1.3f);
+  EXPECT_EQ(w.top_k, 0u);
 }
 
 // --- constraints (lesson 05) -----------------------------------------------------
@@ -570,14 +401,10 @@ TEST(LogitMask, EmptyAllowedSetIsAClearError) {
 
 class TinyLessonModel : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { model_ = new tang::GPT(tang::load_checkpoint(kTinyModel)); }
-  static void TearDownTestSuite() { delete model_, model_ = nullptr; }
-  const tang::GPT& model() const { return *model_; }
-  const tang::Tokenizer& tokenizer() const { return model_->tokenizer(); }
+  const tang::GPT& model() const { return tang::testing::tiny_model(); }
+  const tang::Tokenizer& tokenizer() const { return model().tokenizer(); }
   TokenId id(const std::string& c) const { return *tokenizer().find(c); }
-  static tang::GPT* model_;
 };
-tang::GPT* TinyLessonModel::model_ = nullptr;
 
 TEST_F(TinyLessonModel, IsTheExpectedTinyModel) {
   ASSERT_EQ(model().config().vocab_size, 11u);
@@ -632,13 +459,15 @@ TEST_F(TinyLessonModel, AcrosticKeepsItsFormFor200Seeds) {
   // Plain sampling, a high temperature with top-k, one with top-p, and greedy, in turn.
   const tang::SamplingSettings settings[] = {
       {1.0f, 0, 1.0f}, {1.5f, 3, 1.0f}, {2.0f, 0, 0.9f}, {0.0f, 0, 1.0f}};
-  tang::Decoder with(model(), true), without(model(), false);
+  tang::CachedPredictor with(model());
+  tang::Recompute without(model());
   for (std::size_t per_line : {5u, 7u}) {  // 4 lines of 6 or 8: past the context of 16
     for (std::uint64_t seed = 1; seed <= 200; ++seed) {
       const tang::SamplingSettings& s = settings[seed % 4];
       tang::Rng rng(seed);
-      const std::string poem = tang::write_acrostic((seed / 4) % 2 ? with : without, tokenizer(),
-                                                    heads, per_line, s, rng);
+      tang::Predictor& predictor = (seed / 4) % 2 ? static_cast<tang::Predictor&>(with) : without;
+      const std::string poem =
+          tang::write_acrostic(predictor, tokenizer(), heads, per_line, s, rng);
       const std::string problem = acrostic_problem(poem, head_chars, per_line);
       ASSERT_EQ(problem, "") << "seed " << seed << " per_line " << per_line << " T "
                              << s.temperature << ": " << poem;
@@ -647,7 +476,8 @@ TEST_F(TinyLessonModel, AcrosticKeepsItsFormFor200Seeds) {
 }
 
 TEST_F(TinyLessonModel, AcrosticIsTheSameWithAndWithoutCache) {
-  tang::Decoder with(model(), true), without(model(), false);
+  tang::CachedPredictor with(model());
+  tang::Recompute without(model());
   for (std::uint64_t seed = 1; seed <= 50; ++seed) {
     tang::Rng a(seed), b(seed);
     EXPECT_EQ(tang::write_acrostic(with, tokenizer(), "春夜山水人", 7, {1.0f, 0, 1.0f}, a),
@@ -657,112 +487,101 @@ TEST_F(TinyLessonModel, AcrosticIsTheSameWithAndWithoutCache) {
 }
 
 TEST_F(TinyLessonModel, AcrosticOfOneCharacterLines) {
-  tang::Decoder decoder(model(), false);
+  tang::Recompute predictor(model());
   tang::Rng rng(1);
-  EXPECT_EQ(tang::write_acrostic(decoder, tokenizer(), "春风花", 1, {1.0f, 0, 1.0f}, rng),
+  EXPECT_EQ(tang::write_acrostic(predictor, tokenizer(), "春风花", 1, {1.0f, 0, 1.0f}, rng),
             "春，风。花，");
 }
 
 TEST_F(TinyLessonModel, AcrosticRejectsBadHeads) {
-  tang::Decoder decoder(model(), false);
+  tang::Recompute predictor(model());
   tang::Rng rng(1);
   const tang::SamplingSettings s{1.0f, 0, 1.0f};
   try {
-    tang::write_acrostic(decoder, tokenizer(), "春龙", 5, s, rng);
+    tang::write_acrostic(predictor, tokenizer(), "春龙", 5, s, rng);
     FAIL() << "an unknown head must be an error";
   } catch (const tang::UserError& e) {
     EXPECT_NE(std::string(e.what()).find("'龙'"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(tang::write_acrostic(decoder, tokenizer(), "春\n", 5, s, rng), tang::UserError);
-  EXPECT_THROW(tang::write_acrostic(decoder, tokenizer(), "春风", 0, s, rng), tang::UserError);
+  EXPECT_THROW(tang::write_acrostic(predictor, tokenizer(), "春\n", 5, s, rng), tang::UserError);
+  EXPECT_THROW(tang::write_acrostic(predictor, tokenizer(), "春，", 5, s, rng), tang::UserError);
+  EXPECT_THROW(tang::write_acrostic(predictor, tokenizer(), "春风", 0, s, rng), tang::UserError);
 }
 
-// --- the Decoder, with and without the cache -------------------------------------
+// --- the fixed form (lesson 05): a mask chosen for every position ------------------
 
-std::vector<float> copy_of(const tang::View<2>& logits) {
-  return std::vector<float>(logits.data(), logits.data() + logits.size());
-}
-
-double relative_error(const std::vector<float>& a, const std::vector<float>& b) {
-  double diff = 0.0, scale = 0.0;
-  for (std::size_t i = 0; i < b.size(); ++i) {
-    diff = std::max(diff, std::abs(static_cast<double>(a[i]) - b[i]));
-    scale = std::max(scale, std::abs(static_cast<double>(b[i])));
-  }
-  return diff / scale;
-}
-
-// The logits a fresh forward pass gives for the last block_size characters of `context`.
-std::vector<float> cropped_from_scratch(const tang::GPT& model,
-                                        const std::vector<TokenId>& context) {
-  const std::size_t block = model.config().block_size;
-  std::span<const TokenId> window(context);
-  if (window.size() > block) window = window.subspan(window.size() - block);
-  tang::KVCache cache(model.config());
-  tang::ForwardState state(model.config());
-  return copy_of(tang::forward(model, window, 0, cache, state, tang::LogitsFor::kLastPosition));
-}
-
-TEST_F(TinyLessonModel, DecoderGivesTheSameLogitsWithAndWithoutCacheAlsoPastTheContext) {
-  const std::size_t block = model().config().block_size;
-  for (std::uint64_t seed : {1u, 2u, 3u}) {
-    tang::Decoder with(model(), true), without(model(), false);
-    EXPECT_TRUE(with.uses_cache());
-    EXPECT_FALSE(without.uses_cache());
-    std::vector<TokenId> context = {0};
+TEST_F(TinyLessonModel, WriteUnderMasksAppliesTheMaskOfEachPosition) {
+  // Position 1: only 春; 2: only 风; 3: only the newline; the model cannot disobey.
+  const tang::MaskForPosition mask_for = [&](std::size_t position) {
+    const TokenId only[] = {position == 1 ? id("春") : position == 2 ? id("风") : id("\n")};
+    return tang::LogitMask(tokenizer().size()).allow_only(only);
+  };
+  tang::Recompute predictor(model());
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     tang::Rng rng(seed);
-    while (context.size() < 41) {  // 40 generated characters: well past the 16 of the context
-      const auto a = copy_of(with.next_logits(context));
-      const auto b = copy_of(without.next_logits(context));
-      const auto reference = cropped_from_scratch(model(), context);
-      ASSERT_EQ(a.size(), model().config().vocab_size);
-      EXPECT_EQ(b, reference) << "the uncached decoder is the cropped forward pass, step "
-                              << context.size();
-      if (context.size() <= block) {
-        EXPECT_LT(relative_error(a, b), 1e-5) << "step " << context.size();
-        EXPECT_EQ(with.cache().length, context.size());
-      } else {
-        // Past the context every position shifts: the cache is rebuilt from the
-        // window, so the result must be exactly the uncached one.
-        EXPECT_EQ(a, b) << "step " << context.size();
-        EXPECT_EQ(with.cache().length, block);
-      }
-      std::vector<float> z = b;
-      context.push_back(tang::sample_with_temperature(z, 1.0f, rng));
-    }
+    EXPECT_EQ(tang::write_under_masks(predictor, tokenizer(), mask_for, {1.5f, 0, 1.0f}, rng, 40),
+              (std::vector<TokenId>{id("春"), id("风"), id("\n")}))
+        << "seed " << seed;
   }
+  // max_chars stops a poem that never writes its newline
+  const tang::MaskForPosition no_newline = [&](std::size_t) {
+    return tang::LogitMask(tokenizer().size()).ban(id("\n"));
+  };
+  tang::Rng rng(1);
+  EXPECT_EQ(
+      tang::write_under_masks(predictor, tokenizer(), no_newline, {1.0f, 0, 1.0f}, rng, 12).size(),
+      12u);
 }
 
-TEST_F(TinyLessonModel, GenerationIsTheSameWithAndWithoutCachePastTheContext) {
-  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
-    std::vector<std::vector<TokenId>> written;
-    for (bool cache : {false, true}) {
-      tang::Decoder decoder(model(), cache);
-      std::vector<TokenId> context = {0};
-      tang::Rng rng(seed);
-      written.push_back(
-          tang::write(decoder, context, tang::temperature_picker(1.0f), rng, 40, false));
-      EXPECT_EQ(written.back().size(), 40u);
-    }
-    EXPECT_EQ(written[0], written[1]) << "seed " << seed;
-  }
+TEST_F(TinyLessonModel, QiyanJuejuProblemNamesWhatIsWrong) {
+  const std::string line = "春风花月夜山水";
+  const std::string good = line + "，" + line + "。" + line + "，" + line + "。\n";
+  EXPECT_EQ(tang::qiyan_jueju_problem(tokenizer(), tokenizer().encode(good)), "");
+
+  std::string wrong_end = good;
+  wrong_end.replace(wrong_end.find("，"), std::string("，").size(), "花");
+  EXPECT_EQ(tang::qiyan_jueju_problem(tokenizer(), tokenizer().encode(wrong_end)),
+            "character 8 is '花', expected '，'");
+
+  const std::string punctuation_inside = "春，" + good.substr(std::string("春风").size());
+  EXPECT_NE(tang::qiyan_jueju_problem(tokenizer(), tokenizer().encode(punctuation_inside))
+                .find("character 2 is '，'"),
+            std::string::npos);
+
+  const std::string too_short = line + "，" + line + "。\n";
+  EXPECT_NE(
+      tang::qiyan_jueju_problem(tokenizer(), tokenizer().encode(too_short)).find("character 17"),
+      std::string::npos)
+      << tang::qiyan_jueju_problem(tokenizer(), tokenizer().encode(too_short));
+  const std::string no_newline = good.substr(0, good.size() - 1);
+  EXPECT_NE(
+      tang::qiyan_jueju_problem(tokenizer(), tokenizer().encode(no_newline)).find("expected 33"),
+      std::string::npos);
 }
 
-TEST_F(TinyLessonModel, CachedDecoderNoticesAChangedContext) {
-  tang::Decoder with(model(), true), without(model(), false);
-  const std::vector<std::vector<TokenId>> contexts = {
-      {0, 1, 2, 3}, {0, 1, 2, 3, 4},
-      {0, 1, 5},  // not an extension: must start over
-      {0, 1, 5},  // the same context twice
-      {7},          {7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8},
-      {2}};
-  for (const auto& context : contexts) {
-    const auto a = copy_of(with.next_logits(context));
-    const auto b = copy_of(without.next_logits(context));
-    EXPECT_LT(relative_error(a, b), 1e-5) << "context of " << context.size();
-    EXPECT_LT(relative_error(a, cropped_from_scratch(model(), context)), 1e-5);
+// --- flags against a model, and the prompt (common/options.hpp, common/lesson.hpp) -----
+
+TEST_F(TinyLessonModel, FlagsAreCheckedAgainstTheModel) {
+  tang::LessonOptions options;
+  options.prompts = {"春风"};
+  options.heads = {"春风花月"};
+  EXPECT_NO_THROW(tang::check_options_against_model(options, model()));
+  for (const char* bad_prompt : {"春h", "春😀", "\xff"}) {
+    tang::LessonOptions o = options;
+    o.prompts = {bad_prompt};
+    EXPECT_THROW(tang::check_options_against_model(o, model()), tang::BadOption) << bad_prompt;
   }
-  EXPECT_THROW(with.next_logits(std::vector<TokenId>{}), std::invalid_argument);
+  for (const char* bad_heads : {"春龙", "春，", "春\n", "😀"}) {
+    tang::LessonOptions o = options;
+    o.heads = {bad_heads};
+    try {
+      tang::check_options_against_model(o, model());
+      ADD_FAILURE() << "--heads " << bad_heads << " must be refused";
+    } catch (const tang::BadOption& e) {
+      EXPECT_NE(std::string(e.what()).find("--heads"), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << "one line";
+    }
+  }
 }
 
 TEST_F(TinyLessonModel, EncodePromptKeepsTheLastBlockAndSaysSo) {
@@ -796,6 +615,11 @@ TEST_F(TinyLessonModel, EncodePromptRejectsEmptyAndUnknown) {
   } catch (const tang::UserError& e) {
     EXPECT_NE(std::string(e.what()).find("'h'"), std::string::npos) << e.what();
   }
+}
+
+TEST(Printable, ShowsTheNewlineAsASymbol) {
+  EXPECT_EQ(tang::printable("\n"), "⏎");
+  EXPECT_EQ(tang::printable("春"), "春");
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
-// exercise_02_test: EXERCISE 02, sampling with temperature from one uniform coin
+// exercise_02_test: EXERCISE 02, drawing one character from one uniform coin,
+// with and without temperature
 // (lessons/02_temperature/exercise/sample_with_temperature.cpp).
 //
 //   ctest --preset learner -L exercise_02     your code
 //   ctest --preset release -L exercise_02     the reference solution
 //
-// Small hand-made distributions whose answers can be worked out on paper, then
-// the lesson's own sampler as a reference on random logits.
+// sample_from first (the walk over the running total), then sample_with_temperature:
+// small hand-made distributions whose answers can be worked out on paper, then a
+// reference written here, from the exercise's text, on random logits.
 
 #include <gtest/gtest.h>
 
@@ -17,11 +19,12 @@
 
 #include "exercise/sample_with_temperature.hpp"
 #include "rng.hpp"
-#include "temperature.hpp"
+#include "sampling.hpp"
 
 namespace {
 
 using tang::TokenId;
+using tang::mine::sample_from;
 using tang::mine::sample_with_temperature;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -33,12 +36,118 @@ std::string num(double x) {
   return out.str();
 }
 
+std::string show(const std::vector<float>& v) {
+  std::ostringstream out;
+  out << "(";
+  for (std::size_t i = 0; i < v.size(); ++i) out << (i ? ", " : "") << v[i];
+  return out.str() + ")";
+}
+
 // Logits whose softmax at T = 1 is exactly `probabilities` (up to rounding).
 std::vector<float> logits_of(const std::vector<float>& probabilities) {
   std::vector<float> logits;
   for (float p : probabilities) logits.push_back(p > 0.0f ? std::log(p) : -kInf);
   return logits;
 }
+
+// The exercise's text, written out: walk the ids, add up in a float, return
+// the first id whose running total is above the coin; else the last id with p > 0.
+TokenId reference_sample_from(const std::vector<float>& p, float coin) {
+  float total = 0.0f;
+  TokenId last = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (p[i] <= 0.0f) continue;
+    total += p[i];
+    last = static_cast<TokenId>(i);
+    if (total > coin) return last;
+  }
+  return last;
+}
+
+// --- sample_from ------------------------------------------------------------------
+
+void expect_draw(const std::vector<float>& p, float coin, TokenId expected,
+                 const std::string& why) {
+  const TokenId got = sample_from(p, coin);
+  EXPECT_EQ(got, expected) << "sample_from" << show(p) << " with coin " << num(coin)
+                           << " should give id " << expected << ", yours gave " << got << ": "
+                           << why;
+}
+
+TEST(Exercise02, SampleFromWalksTheRunningTotal) {
+  const std::vector<float> p = {0.1f, 0.2f, 0.3f, 0.4f};  // running totals 0.1, 0.3, 0.6, 1.0
+  const std::string why =
+      "the running totals are 0.1, 0.3, 0.6, 1.0; the answer is the first id "
+      "whose total is greater than the coin";
+  expect_draw(p, 0.0f, 0, why);
+  expect_draw(p, 0.05f, 0, why);
+  expect_draw(p, 0.25f, 1, why);
+  expect_draw(p, 0.35f, 2, why);
+  expect_draw(p, 0.65f, 3, why);
+  expect_draw(p, 0.9999f, 3, why);
+}
+
+TEST(Exercise02, SampleFromACoinOnABoundaryGoesToTheNextCharacter) {
+  // Powers of two: the totals 0.25, 0.5, 1 are exact in float.
+  const std::vector<float> p = {0.25f, 0.25f, 0.5f};
+  expect_draw(p, std::nextafter(0.25f, 0.0f), 0,
+              "the coin is just below 0.25, the total after id 0");
+  expect_draw(p, 0.25f, 1,
+              "the total after id 0 is exactly 0.25, which is NOT greater than the coin 0.25: "
+              "the coin belongs to id 1 (id 0 owns [0, 0.25))");
+  expect_draw(p, std::nextafter(0.5f, 0.0f), 1, "the coin is just below 0.5, the total after id 1");
+  expect_draw(p, 0.5f, 2, "a coin of exactly 0.5 belongs to id 2 ([0.5, 1))");
+  expect_draw(p, std::nextafter(1.0f, 0.0f), 2, "the largest coin below 1 belongs to the last id");
+}
+
+TEST(Exercise02, SampleFromNeverPicksAZeroProbability) {
+  const std::vector<float> p = {0.0f, 0.5f, 0.0f, 0.0f, 0.5f, 0.0f};
+  for (int i = 0; i < 64; ++i) {
+    const float coin = static_cast<float>(i) / 64.0f;
+    const TokenId id = sample_from(p, coin);
+    EXPECT_TRUE(id == 1 || id == 4)
+        << "sample_from" << show(p) << " with coin " << num(coin) << " gave id " << id
+        << ", which has probability 0: only ids 1 and 4 can be drawn";
+  }
+  expect_draw(p, 0.0f, 1, "a coin of 0 goes to the first character with p > 0, not to id 0");
+  expect_draw(p, 0.5f, 4, "a coin of 0.5 goes to id 4 (id 1 owns [0, 0.5))");
+  expect_draw({0.0f, 0.0f, 1.0f}, 0.0f, 2, "only id 2 has a probability");
+}
+
+TEST(Exercise02, SampleFromARoundingShortTotalGivesTheLastNonZero) {
+  // Adds up to 0.9, not 1: a coin above the total must still pick a possible
+  // character, the last one that has probability, never the zeros after it.
+  expect_draw({0.3f, 0.3f, 0.3f, 0.0f, 0.0f}, 0.95f, 2,
+              "the total only reaches 0.9 (rounding), below the coin: return the LAST id with "
+              "p > 0 (id 2), never one of the zeros after it");
+  expect_draw({0.3f, 0.3f, 0.3f, 0.0f, 0.0f}, std::nextafter(1.0f, 0.0f), 2,
+              "the total only reaches 0.9, the coin is 0.99999994: the last id with p > 0");
+  expect_draw({0.0f, 0.6f, 0.0f, 0.3999f, 0.0f}, 0.99995f, 3,
+              "the total reaches 0.9999, below the coin: the last id with p > 0 is 3");
+}
+
+TEST(Exercise02, SampleFromAgreesWithTheTextOnRandomDistributions) {
+  tang::Rng rng(21);
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<float> p(1 + rng.below(40));
+    for (float& x : p) x = rng.uniform() < 0.3f ? 0.0f : rng.uniform();
+    p[rng.below(p.size())] = 0.5f;  // at least one above 0
+    float total = 0.0f;
+    for (float x : p) total += x;
+    for (float& x : p) x /= total;
+    for (int draw = 0; draw < 10; ++draw) {
+      const float coin = draw == 9 ? std::nextafter(1.0f, 0.0f) : rng.uniform();
+      const TokenId expected = reference_sample_from(p, coin);
+      const TokenId got = sample_from(p, coin);
+      ASSERT_EQ(got, expected) << "random distribution #" << trial << " of " << p.size()
+                               << " characters, coin " << num(coin) << ": the first id whose "
+                               << "running total is greater than the coin is " << expected
+                               << ", yours gave " << got;
+    }
+  }
+}
+
+// --- sample_with_temperature ---------------------------------------------------------
 
 TEST(Exercise02, TemperatureZeroIsGreedy) {
   const std::vector<float> logits = {0.5f, 2.0f, -1.0f, 1.5f};
@@ -117,6 +226,13 @@ TEST(Exercise02, BannedCharactersAreNeverDrawn) {
          "banned one";
 }
 
+TEST(Exercise02, LogitsAreReadOnly) {
+  const std::vector<float> logits = {0.3f, -1.0f, 2.0f, -kInf};
+  std::vector<float> copy = logits;
+  sample_with_temperature(copy, 0.7f, 0.4f);
+  EXPECT_EQ(copy, logits) << "sample_with_temperature must work on a copy: logits are read only";
+}
+
 TEST(Exercise02, FrequenciesFollowTheProbabilities) {
   // 1000 evenly spaced coins: each id is chosen in proportion to its probability.
   const std::vector<float> logits = logits_of({0.1f, 0.2f, 0.3f, 0.4f});
@@ -135,23 +251,25 @@ TEST(Exercise02, FrequenciesFollowTheProbabilities) {
   }
 }
 
-TEST(Exercise02, SameAnswerAsTheLessonsSampler) {
-  // The lesson's tang::sample_with_temperature draws its coin from an Rng; give
-  // yours the same coin and the answers must agree.
+TEST(Exercise02, SameAnswerAsTheExercisesTextOnRandomLogits) {
+  // The exercise's steps written out here: divide by T, softmax_in_place, walk the totals.
   tang::Rng make(11);
   int disagreements = 0;
   for (std::uint64_t seed = 0; seed < 300; ++seed) {
     std::vector<float> logits(50);
     for (float& z : logits) z = 3.0f * make.normal();
     const float temperature = std::vector<float>{0.3f, 0.7f, 1.0f, 1.5f, 3.0f}[seed % 5];
-    tang::Rng rng(seed), coin_rng(seed);
-    std::vector<float> copy = logits;
-    const TokenId reference = tang::sample_with_temperature(copy, temperature, rng);
-    const TokenId yours = sample_with_temperature(logits, temperature, coin_rng.uniform());
+    const float coin = tang::Rng(seed).uniform();
+    std::vector<float> probabilities = logits;
+    for (float& z : probabilities) z /= temperature;
+    tang::softmax_in_place(probabilities);
+    const TokenId reference = reference_sample_from(probabilities, coin);
+    const TokenId yours = sample_with_temperature(logits, temperature, coin);
     if (yours != reference) {
       ++disagreements;
-      ADD_FAILURE() << "random logits #" << seed << " at T = " << num(temperature)
-                    << ": the lesson's sampler picks id " << reference << ", yours picks " << yours;
+      ADD_FAILURE() << "random logits #" << seed << " at T = " << num(temperature) << ", coin "
+                    << num(coin) << ": softmax(logits / T) and the walk pick id " << reference
+                    << ", yours picks " << yours;
     }
   }
   EXPECT_EQ(disagreements, 0);
