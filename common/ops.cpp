@@ -7,6 +7,14 @@
 
 namespace tang::ops {
 
+// Not instrumented by the sanitizers (AddressSanitizer, UndefinedBehavior-
+// Sanitizer's checks on every pointer step): it reads exactly a[0..n) and
+// b[0..n), and nearly all the time of a forward pass is spent here. Its callers'
+// buffers are still checked in the sanitizer build, where the lessons would
+// otherwise run ten times slower.
+#if defined(__GNUC__)
+__attribute__((no_sanitize("address", "undefined")))
+#endif
 float dot(const float* a, const float* b, std::size_t n) {
   constexpr std::size_t kLanes = 8;
   float lane[kLanes] = {};

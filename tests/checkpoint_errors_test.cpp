@@ -223,6 +223,23 @@ std::vector<BadFile> bad_files() {
         "{\"ln_f.bias\":" + parts.header["ln_f.bias"].dump() + "," + text.substr(1);
     rows.push_back({"duplicate tensor names", assemble(twice, parts.data),
                     "names the tensor 'ln_f.bias' twice"});
+    // the same inside one tensor entry, and inside __metadata__ (the last used to win)
+    const std::string entry = parts.header["ln_f.bias"].dump();
+    const std::string doubled_entry = "{\"dtype\":\"F16\"," + entry.substr(1);
+    std::string in_entry = text;
+    in_entry.replace(in_entry.find(entry), entry.size(), doubled_entry);
+    rows.push_back({"duplicate key in a tensor entry", assemble(in_entry, parts.data),
+                    "has the key 'dtype' twice in one entry"});
+    const std::string metadata = parts.header["__metadata__"].dump();
+    const std::string doubled_metadata = "{\"n_layer\":\"2\"," + metadata.substr(1);
+    std::string in_metadata = text;
+    in_metadata.replace(in_metadata.find(metadata), metadata.size(), doubled_metadata);
+    rows.push_back({"duplicate key in __metadata__", assemble(in_metadata, parts.data),
+                    "has the key 'n_layer' twice in one entry"});
+    std::string deep = text;
+    deep.insert(deep.size() - 1, ",\"x\":" + std::string(40, '[') + std::string(40, ']'));
+    rows.push_back({"header nested 40 levels deep", assemble(deep, parts.data),
+                    "has a header nested more than 8 levels deep"});
   }
 
   // --- the model: tensors ----------------------------------------------------------------

@@ -1,5 +1,8 @@
 // EXERCISE 06b: how much does the KV cache save with a context of 512?
 //
+// It runs on top of exercise 02 (every character is drawn with your
+// sample_from) and exercise 06a (the cache itself): do those first.
+//
 // CacheRatio time_block512(n_chars, seed)   (CacheRatio: see the header)
 //
 // Behaviour, exactly:

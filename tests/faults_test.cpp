@@ -1,0 +1,412 @@
+// faults_test: the programs under odd files, signals, full outputs and extreme
+// values (label robustness). Each test names what used to go wrong; the
+// signal and full-disk drills are scripts/fault_drill.sh (test fault_drill).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "checkpoint.hpp"
+#include "errors.hpp"
+#include "gpt.hpp"
+#include "lesson.hpp"
+#include "options.hpp"
+#include "parameters.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kModel = std::string(TANG_DATA_DIR) + "/tang_gpt.safetensors";
+const std::string kShippedLog = std::string(TANG_DATA_DIR) + "/tang_gpt_training.csv";
+
+struct Outcome {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string quote(const std::string& arg) {
+  std::string q = "'";
+  for (char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+class Scratch {
+ public:
+  Scratch() : path_(fs::temp_directory_path() / ("tang_faults_test_" + std::to_string(getpid()))) {
+    fs::create_directories(path_);
+  }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  fs::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  fs::path path_;
+};
+
+Scratch& scratch() {
+  static Scratch s;
+  return s;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream b;
+  b << in.rdbuf();
+  return b.str();
+}
+
+// Runs a shell command line; stdout and stderr captured separately.
+Outcome sh(const std::string& command) {
+  const fs::path out = scratch() / "out.txt", err = scratch() / "err.txt";
+  const int status = std::system((command + " >" + quote(out) + " 2>" + quote(err) + " </dev/null").c_str());
+  Outcome r;
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = read(out);
+  r.err = read(err);
+  return r;
+}
+
+Outcome run(const std::string& exe, const std::vector<std::string>& args) {
+  std::string command = quote(exe);
+  for (const std::string& a : args) {
+    command += ' ';
+    command += quote(a);
+  }
+  return sh(command);
+}
+
+// One "error:" line on stderr that contains `needle`.
+void expect_one_error_line(const Outcome& r, const std::string& needle) {
+  EXPECT_NE(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << "expected '" << needle << "' in: " << r.err;
+}
+
+#define REQUIRE_MODEL() \
+  if (!fs::exists(kModel)) GTEST_SKIP() << kModel << " is missing"
+
+// A tiny model with a chosen vocabulary, written to the scratch folder.
+std::string write_tiny_model(const std::string& name, std::vector<std::string> vocab,
+                             float lnf_bias = 0.0f) {
+  tang::GPTConfig config{vocab.size(), 8, 1, 2, 4};
+  tang::Tensor<1> params = tang::Tensor<1>::from_shape({tang::parameter_count(config)});
+  tang::Rng rng(7);
+  tang::initialise_parameters(config, params.data(), rng);
+  const tang::GPTWeights w = tang::bind_weights(config, params.data());
+  if (lnf_bias != 0.0f) {  // every logit then sums C terms of 3e38: past the float range
+    for (std::size_t i = 0; i < config.n_embd; ++i) w.lnf_b[i] = lnf_bias;
+    for (std::size_t i = 0; i < config.vocab_size * config.n_embd; ++i) w.wte[i] = 1.0f;
+  }
+  const tang::GPT model(config, tang::Tokenizer(std::move(vocab)), std::move(params));
+  const std::string path = (scratch() / name).string();
+  tang::save_checkpoint(path, model);
+  return path;
+}
+
+// --- lessons ------------------------------------------------------------------------------
+
+TEST(LessonFaults, AVocabularyWithoutTheFullStopIsNamedNotACrash) {
+  // used to crash every lesson: probabilities_section dereferenced find("。") unchecked
+  const std::string model = write_tiny_model("no_full_stop.safetensors", {"\n", "春", "风", "，"});
+  const Outcome r = run(TANG_LESSON_05, {"--checkpoint", model, "--prompt", "春风"});
+  expect_one_error_line(r, "has no '。' in its vocabulary");
+  EXPECT_NE(r.err.find(model), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "") << "nothing may be printed before the error";
+}
+
+TEST(LessonFaults, HugeFiniteWeightsAreReportedNotPrintedAsNan) {
+  // ln_f.bias = 3e38 passes the NaN check; the logits overflow: used to print -nan%
+  const std::string model =
+      write_tiny_model("huge_bias.safetensors", {"\n", "春", "风", "，", "。"}, 3e38f);
+  const Outcome r = run(TANG_LESSON_01, {"--checkpoint", model, "--prompt", "春风"});
+  expect_one_error_line(r, "not a finite number");
+  EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
+}
+
+TEST(LessonFaults, ATinyTemperatureIsGreedyNotNan) {
+  // 1e-40 passed the [0, 10] check and z / T overflowed: every section printed ，，，，
+  REQUIRE_MODEL();
+  const std::vector<std::string> short_run = {"--checkpoint", kModel, "--length", "16", "--heads", "春风"};
+  std::vector<std::string> args = short_run;
+  args.insert(args.end(), {"--temperature", "1e-40"});
+  const Outcome r = run(TANG_LESSON_05, args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.find("，，"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("T = 9.999946e-41"), std::string::npos) << "the label shows the value";
+  args = short_run;
+  args.insert(args.end(), {"--temperature", "0"});
+  const Outcome greedy = run(TANG_LESSON_05, args);
+  // the same characters as greedy decoding, under another label
+  auto body = [](const std::string& out) { return out.substr(out.find("== 2.")); };
+  std::string a = body(r.out), b = body(greedy.out);
+  for (std::string* s : {&a, &b}) {
+    for (const std::string label : {"T = 9.999946e-41", "T = 0.0 (greedy)", "T = 0.0"}) {
+      for (std::size_t at; (at = s->find(label)) != std::string::npos;) s->erase(at, label.size());
+    }
+  }
+  EXPECT_EQ(a, b);
+}
+
+TEST(LessonFaults, LabelsKeepTheirDigits) {
+  // T = 0.04 used to show as "T = 0.0", p = 1e-6 as "p = 0.00"
+  EXPECT_EQ(tang::label(0.04f), "0.04");
+  EXPECT_EQ(tang::label(1e-6f), "1e-06");
+  EXPECT_EQ(tang::label(1.0f), "1.0");
+  EXPECT_EQ(tang::label(0.9f), "0.9");
+}
+
+TEST(LessonFaults, OddFilesAsCheckpointAreNamedForWhatTheyAre) {
+  // a directory, FIFO, device or symlink loop used to be "not found"; a FIFO hung
+  const fs::path fifo = scratch() / "fifo", loop = scratch() / "loop";
+  ::mkfifo(fifo.c_str(), 0600);
+  fs::create_symlink(loop, loop);
+  const std::pair<std::string, std::string> cases[] = {
+      {scratch() / "", "is a directory"},
+      {fifo, "is a FIFO"},
+      {"/dev/null", "is a device"},
+      {loop, "cannot be reached"},
+  };
+  for (const auto& [path, needle] : cases) {
+    const Outcome r = sh("timeout 20 " + quote(TANG_LESSON_01) + " --checkpoint " + quote(path));
+    expect_one_error_line(r, needle);
+  }
+}
+
+TEST(LessonFaults, ACheckpointWithAHugeTailIsRefusedWithoutReadingIt) {
+  // a 2 GB file (a valid model plus a sparse tail) took 15 s and 3.9 GB to be refused
+  REQUIRE_MODEL();
+  const fs::path big = scratch() / "big.safetensors";
+  fs::copy_file(kModel, big);
+  fs::resize_file(big, std::uintmax_t{2} << 30);
+  const Outcome r = run(TANG_LESSON_01, {"--checkpoint", big.string()});
+  expect_one_error_line(r, "is longer than its header says");
+  fs::remove(big);
+}
+
+TEST(LessonFaults, ADirectoryOrEmptyFileAsCorpusIsAFlagError) {
+  // used to print "0 of 0 times = 0.0%" and exit 0
+  REQUIRE_MODEL();
+  std::ofstream(scratch() / "empty.txt");
+  for (const auto& [path, needle] : {std::pair<std::string, std::string>{scratch() / "", "is not a regular file"},
+                                     {scratch() / "empty.txt", "is empty"}}) {
+    const Outcome r = run(TANG_LESSON_01, {"--checkpoint", kModel, "--corpus", path});
+    expect_one_error_line(r, needle);
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.out, "");
+  }
+}
+
+TEST(LessonFaults, AFullOrClosedStdoutIsAnError) {
+  // used to exit 0 with nothing written
+  REQUIRE_MODEL();
+  for (const std::string redirect : {">/dev/full", ">&-"}) {
+    const fs::path err = scratch() / "err.txt";
+    const int status = std::system((quote(TANG_LESSON_01) + " --checkpoint " + quote(kModel) + " " +
+                                    redirect + " 2>" + quote(err))
+                                       .c_str());
+    EXPECT_NE(WEXITSTATUS(status), 0) << redirect;
+    EXPECT_NE(read(err).find("could not write the lesson's output"), std::string::npos) << read(err);
+  }
+}
+
+TEST(LessonFaults, InvisibleCharactersAreEscaped) {
+  // a zero-width joiner, U+202E, combining marks and C1 controls printed raw
+  EXPECT_EQ(tang::show_invisible("a\u200db"), "a\\u{200D}b");
+  EXPECT_EQ(tang::show_invisible("\u202e"), "\\u{202E}");
+  EXPECT_EQ(tang::show_invisible("e\u0301"), "e\\u{0301}");
+  EXPECT_EQ(tang::show_invisible("\xc2\x85"), "\\u{0085}");
+  EXPECT_EQ(tang::show_invisible("春风"), "春风");
+  EXPECT_EQ(tang::printable("\u200d"), "\\u{200D}");
+  const Outcome r = run(TANG_LESSON_01, {"--prompt", "春\u202e风"});
+  expect_one_error_line(r, "\\u{202E}");
+}
+
+TEST(LessonFaults, AHugeConfigIsRefusedWithItsSizesBeforeAllocating) {
+  // vocabulary 100,000 and context 65,536 made a lesson allocate 26 GB of logits
+  tang::GPTConfig config{100000, 65536, 1, 1, 1};
+  EXPECT_NO_THROW(tang::Activations(config, 1, tang::Keep::kLastLogits));  // writing needs 1 row
+  try {
+    tang::Activations(config, 32, tang::Keep::kEverything);
+    FAIL() << "838 GB of activations must be refused";
+  } catch (const tang::UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("GB of activations"), std::string::npos) << e.what();
+  }
+}
+
+// --- the trainer ---------------------------------------------------------------------------
+
+std::vector<std::string> tiny_run(const std::string& dir) {
+  fs::create_directories(dir);
+  const std::string corpus = dir + "/poems.txt";
+  if (!fs::exists(corpus)) {
+    std::ifstream in(std::string(TANG_DATA_DIR) + "/tang_poems.txt");
+    std::ofstream out(corpus);
+    std::string line;
+    for (int i = 0; i < 200 && std::getline(in, line); ++i) out << line << "\n";
+  }
+  return {"--data", corpus, "--layers", "1", "--heads", "2", "--dims", "8", "--batch", "2",
+          "--block-size", "8", "--steps", "20", "--warmup", "2", "--eval-every", "10",
+          "--threads", "1", "--out", dir + "/m.safetensors", "--state", dir + "/s.safetensors",
+          "--log", dir + "/log.csv"};
+}
+
+TEST(TrainerFaults, NeverWritesTheShippedModelOrLog) {
+  // `lesson_00_train --resume` on a fresh clone overwrote data/tang_gpt.safetensors
+  const std::string dir = scratch() / "shipped";
+  for (const auto& [flag, path] : {std::pair<std::string, std::string>{"--out", kModel}, {"--log", kShippedLog}}) {
+    std::vector<std::string> args = tiny_run(dir);
+    for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+      if (args[i] == flag) args[i + 1] = path;
+    }
+    const auto before = fs::exists(path) ? fs::last_write_time(path) : fs::file_time_type{};
+    const Outcome r = run(TANG_TRAINER, args);
+    expect_one_error_line(r, "is a file the course ships");
+    if (fs::exists(path)) {
+      EXPECT_EQ(fs::last_write_time(path), before);
+    }
+  }
+}
+
+TEST(TrainerFaults, DefaultOutputsGoToTheirOwnFolder) {
+  const Outcome r = run(TANG_TRAINER, {"--help"});
+  EXPECT_NE(r.out.find("runs/train/tang_gpt.safetensors"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--overwrite-shipped"), std::string::npos) << r.out;
+}
+
+TEST(TrainerFaults, OutputPathsAreCheckedBeforeStepOne) {
+  // --out in a missing folder used to fail only at the first export; /proc was "internal"
+  std::vector<std::string> args = tiny_run(scratch() / "paths");
+  *(std::find(args.begin(), args.end(), "--out") + 1) = "/proc/no/such/m.safetensors";
+  const Outcome r = run(TANG_TRAINER, args);
+  expect_one_error_line(r, "cannot create the folder /proc/no/such");
+  EXPECT_EQ(r.out.find("step"), std::string::npos) << "no step may run: " << r.out;
+}
+
+TEST(TrainerFaults, TwoTrainersCannotShareOneState) {
+  const std::vector<std::string> args = tiny_run(scratch() / "locked");
+  const std::string lock = (scratch() / "locked" / "s.safetensors.lock").string();
+  const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
+  const Outcome r = run(TANG_TRAINER, args);
+  expect_one_error_line(r, "another lesson_00_train is training with --state");
+  ::close(fd);
+  EXPECT_EQ(run(TANG_TRAINER, args).status, 0) << "once the lock is free it trains";
+}
+
+TEST(TrainerFaults, APlantedSymlinkAtTheOldTemporaryNameIsNotFollowed) {
+  // <state>.tmp used to be opened with truncation, following a link to any file
+  const std::string dir = scratch() / "symlink";
+  const std::vector<std::string> args = tiny_run(dir);
+  const fs::path victim = scratch() / "victim.txt";
+  std::ofstream(victim) << "keep me";
+  fs::create_symlink(victim, dir + "/s.safetensors.tmp");
+  fs::create_symlink(victim, dir + "/m.safetensors.tmp");
+  ASSERT_EQ(run(TANG_TRAINER, args).status, 0);
+  EXPECT_EQ(read(victim), "keep me");
+}
+
+TEST(TrainerFaults, AFreshStartOverAnExistingStateIsRefused) {
+  const std::vector<std::string> args = tiny_run(scratch() / "fresh");
+  ASSERT_EQ(run(TANG_TRAINER, args).status, 0);
+  expect_one_error_line(run(TANG_TRAINER, args), "continue it with --resume");
+}
+
+TEST(TrainerFaults, TheLogIsCutBackToTheSavedStepOnResume) {
+  // after kill -9 the log could end mid-row and --resume appended to it (a merged row)
+  const std::string dir = scratch() / "cutback";
+  std::vector<std::string> args = tiny_run(dir);
+  args.insert(args.end(), {"--save-every", "5", "--stop-at", "10"});
+  ASSERT_EQ(run(TANG_TRAINER, args).status, 0);
+  {  // as if killed after step 12 was half written
+    std::ofstream log(dir + "/log.csv", std::ios::app);
+    log << "11,0.001,5.0,,1.0,100,1.0\n12,0.0";
+  }
+  args.back() = "20";
+  args.push_back("--resume");
+  ASSERT_EQ(run(TANG_TRAINER, args).status, 0);
+  std::istringstream rows(read(dir + "/log.csv"));
+  std::string line;
+  std::getline(rows, line);
+  for (long step = 1; std::getline(rows, line); ++step) {
+    EXPECT_EQ(std::count(line.begin(), line.end(), ','), 6) << line;
+    EXPECT_EQ(std::stol(line), step) << line;
+    if (step == 20) {
+      EXPECT_FALSE(std::getline(rows, line)) << "nothing after step 20";
+    }
+  }
+}
+
+TEST(TrainerFaults, CorpusOddFilesAndLineEndingsAreNamed) {
+  // CR-only and no-newline corpora were "shorter than one training window"; CRLF, a
+  // BOM or NUL bytes became vocabulary characters; a directory or FIFO hung or said nothing
+  const fs::path dir = scratch() / "corpora";
+  fs::create_directories(dir);
+  const std::pair<std::string, std::string> files[] = {
+      {"春风\r\n明月\r\n", "Windows line endings"}, {"春风\r明月\r", "CR line endings"},
+      {"\xEF\xBB\xBF春风\n", "byte-order mark"},   {std::string("春\0风\n", 8), "NUL bytes"},
+      {"春风明月", "no line break"},               {"", "is empty"},
+  };
+  int i = 0;
+  for (const auto& [text, needle] : files) {
+    const fs::path corpus = dir / ("c" + std::to_string(i++) + ".txt");
+    std::ofstream(corpus, std::ios::binary) << text;
+    std::vector<std::string> args = tiny_run((dir / "run").string());
+    args[1] = corpus.string();
+    expect_one_error_line(run(TANG_TRAINER, args), needle);
+  }
+  const fs::path fifo = dir / "fifo";
+  ::mkfifo(fifo.c_str(), 0600);
+  for (const std::string& path : {dir.string(), fifo.string(), std::string("/dev/zero")}) {
+    std::vector<std::string> args = tiny_run((dir / "run").string());
+    args[1] = path;
+    std::string command = "timeout 20 " + quote(TANG_TRAINER);
+    for (const std::string& a : args) {
+    command += ' ';
+    command += quote(a);
+  }
+    const Outcome r = sh(command);
+    EXPECT_NE(r.status, 124) << path << " must not hang";
+    expect_one_error_line(r, "corpus " + path);
+  }
+}
+
+TEST(TrainerFaults, OneSeedParserForEveryProgram) {
+  // the trainer read -1 and 2^64 as 2^64-1 and 010 as 8
+  for (const std::string seed : {"-1", "18446744073709551616", "010", "1e3", ""}) {
+    std::vector<std::string> args = tiny_run(scratch() / "seed");
+    args.insert(args.end(), {"--seed", seed});
+    const Outcome r = run(TANG_TRAINER, args);
+    expect_one_error_line(r, "--seed");
+    EXPECT_EQ(r.status, 2) << seed;
+  }
+  EXPECT_EQ(tang::parse_seed("--seed", "18446744073709551615"), 18446744073709551615ull);
+}
+
+TEST(TrainerFaults, EvalErrorsNameEvalAndTheMissingCharacter) {
+  // --eval errors pointed at --checkpoint; a small model blamed a character vaguely
+  expect_one_error_line(run(TANG_TRAINER, {"--eval", (scratch() / "none.safetensors").string()}),
+                        "pass --eval PATH");
+  const std::string small = write_tiny_model("small_vocab.safetensors", {"\n", "春", "风", "，", "。"});
+  const Outcome r = run(TANG_TRAINER, {"--eval", small});
+  expect_one_error_line(r, "which the vocabulary of");
+  EXPECT_NE(r.err.find("--data"), std::string::npos) << r.err;
+}
+
+}  // namespace
