@@ -11,26 +11,19 @@
 #include "fast/fast.hpp"
 #include "fast/threads.hpp"
 #include "fast/vector_math.hpp"
+#include "ops.hpp"
 
 namespace tang::fast {
 
 void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
                        const float* bias, std::size_t N, std::size_t C) {
-  constexpr float eps = 1e-5f;
-#pragma omp parallel for if (N >= kRowsWorthSplitting)
-  for (std::size_t n = 0; n < N; ++n) {
-    const float* x = inp + n * C;
-    float m = 0.0f;
-    for (std::size_t i = 0; i < C; ++i) m += x[i];
-    m /= static_cast<float>(C);
-    float variance = 0.0f;
-    for (std::size_t i = 0; i < C; ++i) variance += (x[i] - m) * (x[i] - m);
-    variance /= static_cast<float>(C);
-    const float s = 1.0f / std::sqrt(variance + eps);
-    float* o = out + n * C;
-    for (std::size_t i = 0; i < C; ++i) o[i] = (x[i] - m) * s * weight[i] + bias[i];
-    if (mean) mean[n] = m;
-    if (rstd) rstd[n] = s;
+  // the plain LayerNorm, each thread on its own share of the rows
+#pragma omp parallel if (N >= kRowsWorthSplitting)
+  {
+    const RowShare rows = my_share_of(N);
+    ops::layernorm_forward(out + rows.begin * C, mean ? mean + rows.begin : nullptr,
+                           rstd ? rstd + rows.begin : nullptr, inp + rows.begin * C, weight, bias,
+                           rows.size(), C);
   }
 }
 
