@@ -2,7 +2,13 @@
 //
 //   lesson00/train_step/32     sample a batch of 32 x 128 tokens, forward, backward,
 //                              clip the gradient, AdamW: tokens/s
-//   lesson00/forward_loss/32   the forward pass and loss alone, for the split
+//   lesson00/forward_loss/tuned/32   the forward pass and loss alone, for the split: what
+//                              TrainableGPT::forward runs (fast::kernels(), fast loss)
+//   lesson00/forward_loss/plain/32   the same batch through the lessons' plain kernels
+//                              (kPlainKernels, ops::crossentropy_forward): why the trainer
+//                              runs the tuned ones
+//   lesson00/gelu/plain|tuned  GELU over one batch's MLP activations (32 x 128 x 512):
+//                              ops::gelu_forward against fast::gelu_forward
 //
 // Two threads by default (the trainer's setting on these machines); the floor
 // still runs on one. Training does not read the weights once per token, so its
@@ -11,6 +17,7 @@
 
 #include "adamw.hpp"
 #include "bench_common.hpp"
+#include "ops.hpp"
 #include "poem_dataset.hpp"
 #include "trainable_gpt.hpp"
 
@@ -54,26 +61,68 @@ void BM_train_step(benchmark::State& state) {
   clock.finish(state, static_cast<double>(B * T), "tokens_per_s", /*compare_with_floor=*/false);
 }
 
-void BM_forward_loss(benchmark::State& state) {
+void BM_forward_loss(benchmark::State& state, bench::Path path) {
   const auto B = static_cast<std::size_t>(state.range(0));
   TrainingSetup s(B);
-  const std::size_t T = s.config.block_size;
+  const std::size_t T = s.config.block_size, V = s.config.vocab_size;
   sample_batch(s.stream, B, T, s.rng, s.inputs, s.targets);
+  // the plain path: the common forward with the lessons' kernels, then the plain loss
+  Activations acts(s.config, B, Keep::kEverything);
+  Tensor<1> losses = Tensor<1>::from_shape({B * T});
+  const GPTWeights weights = bind_weights(s.config, s.model.params.data());
   bench::StepClock clock(state);
   for (auto _ : state) {
-    const float loss = s.model.forward(s.inputs, s.targets, B, T);
+    float loss;
+    if (path == bench::Path::kTuned) {
+      loss = s.model.forward(s.inputs, s.targets, B, T);
+    } else {
+      auto logits =
+          forward(s.config, weights, s.inputs, B, T, acts, kPlainKernels, LogitsFor::kAllPositions);
+      loss = ops::crossentropy_forward(losses.data(), logits.data(), logits.data(),
+                                       s.targets.data(), B * T, V);
+    }
     benchmark::DoNotOptimize(loss);
   }
   clock.finish(state, static_cast<double>(B * T), "tokens_per_s", /*compare_with_floor=*/false);
 }
 
+// GELU over the MLP activations of one batch (B x T x 4C floats).
+void BM_gelu(benchmark::State& state, bench::Path path) {
+  const GPTConfig& config = bench::course_model().config();
+  const std::size_t n = 32 * config.block_size * 4 * config.n_embd;
+  std::vector<float> in(n), out(n);
+  Rng rng(5);
+  for (float& x : in) x = rng.normal();
+  const auto gelu = path == bench::Path::kPlain ? ops::gelu_forward : fast::gelu_forward;
+  bench::StepClock clock(state);
+  for (auto _ : state) {
+    gelu(out.data(), in.data(), n);
+    benchmark::DoNotOptimize(out.data());
+  }
+  clock.finish(state, 1, "calls_per_s", /*compare_with_floor=*/false);
+}
+
 void register_lesson() {
+  const auto ms = benchmark::kMillisecond;
   benchmark::RegisterBenchmark("lesson00/train_step", BM_train_step)
-      ->Arg(32)->UseRealTime()->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("lesson00/forward_loss", BM_forward_loss)
-      ->Arg(32)->UseRealTime()->Unit(benchmark::kMillisecond);
+      ->Arg(32)
+      ->UseRealTime()
+      ->Unit(ms);
+  for (bench::Path path : bench::kBothPaths) {
+    bench::register_row(bench::row_name("lesson00/forward_loss", path), BM_forward_loss, path)
+        ->Arg(32)
+        ->UseRealTime()
+        ->Unit(ms);
+  }
+  for (bench::Path path : bench::kBothPaths) {
+    bench::register_row(bench::row_name("lesson00/gelu", path), BM_gelu, path)
+        ->UseRealTime()
+        ->Unit(ms);
+  }
 }
 
 }  // namespace
 
-int main(int argc, char** argv) { return tang::bench::bench_main(argc, argv, 2, register_lesson); }
+int main(int argc, char** argv) {
+  return tang::bench::bench_main(argc, argv, 2, register_lesson);
+}

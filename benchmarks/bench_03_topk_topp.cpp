@@ -1,29 +1,27 @@
 // bench_03_topk_topp: what lesson 03 adds, cutting off the tail before the draw.
 //
-// On the V logits after a prompt, at T = 1.5 (the lesson's setting):
-//   lesson03/top_k/heap             top_k_filter, k = 20: one pass with a 20-element heap
-//   lesson03/top_k/nth_element      the same result, the k-th value by partial selection
-//   lesson03/top_k/full_sort        the same result by sorting all V values first
-//   lesson03/top_p/full_sort        top_p_filter, p = 0.9: sorts the whole vocabulary
-//   lesson03/top_p/cutoff           top_p_filter_with_cutoff: drops every probability
-//                                   below (1 - p) / (V - 1) (llama2.c), then finds the
-//                                   nucleus's edge by bisection instead of sorting
-//   lesson03/sample_next/top_k      the full sampling step: T -> top-k -> softmax -> coin
-//   lesson03/sample_next/top_p      T -> softmax -> top-p (cut-off) -> coin
-//   lesson03/write_chars/top_k|top_p  64 characters with the cache: characters/s
+// On the V logits after a prompt, at T = 1.5 (the lesson's setting), plain (what the lessons
+// run) against tuned (common/fast/top_k_top_p.hpp), the same results:
+//   lesson03/top_k/plain          lesson 03's top_k_filter, k = 20: nth_element on a copy
+//   lesson03/top_k/tuned          fast::top_k_filter: one pass with a 20-element heap
+//   lesson03/top_p/plain          exercise 03's solution, p = 0.9: sort all V ids, running sum
+//   lesson03/top_p/tuned          fast::top_p_filter: drop what cannot be in the nucleus
+//                                 (llama2.c's cut-off), find its edge by bisection
+//   lesson03/sample_next/plain|tuned/top_k   the full sampling step: T -> top-k -> softmax ->
+//   lesson03/sample_next/plain|tuned/top_p   top-p -> coin (lesson 03's sample_next against
+//                                 fast::sample_next)
+//   lesson03/write_chars/plain|tuned/top_k|top_p   64 characters with lesson 06's cache, so
+//                                 that the sampling's share of a step shows: characters/s
 // Each iteration starts by copying the logits (or probabilities) it works on.
-#include <functional>
-#include <limits>
+#include <algorithm>
 #include <vector>
 
 #include "bench_common.hpp"
 #include "bench_writing.hpp"
-#include "decoder.hpp"
-#include "next_char.hpp"
-#include "poem_writer.hpp"
-#include "temperature.hpp"
-#include "top_k_top_p.hpp"
-#include "topk_topp_section.hpp"
+#include "exercise/top_p.hpp"
+#include "fast/top_k_top_p.hpp"
+#include "sampler.hpp"
+#include "top_k.hpp"
 
 namespace {
 
@@ -33,53 +31,43 @@ constexpr float kTemperature = 1.5f;
 constexpr std::size_t kTopK = 20;
 constexpr float kTopP = 0.9f;
 
+// The logits after a prompt at T = 1.5, as sample_next scales them: (z - max) / T.
 std::vector<float> hot_logits() {
   std::vector<float> logits = bench::logits_after(bench::course_model(), bench::kPrompt);
-  apply_temperature(logits, kTemperature);
+  const float max = *std::max_element(logits.begin(), logits.end());
+  for (float& z : logits) z = (z - max) / kTemperature;
   return logits;
 }
 
-// Two slower ways to the same top-k result, for comparison with top_k_filter.
-enum class KthBy { kNthElement, kFullSort };
-
-template <KthBy kMethod>
-void top_k_by(std::span<float> logits, std::size_t k, std::vector<float>& sorted) {
-  sorted.assign(logits.begin(), logits.end());
-  const auto kth_position = sorted.begin() + static_cast<std::ptrdiff_t>(k - 1);
-  if constexpr (kMethod == KthBy::kNthElement) {
-    std::nth_element(sorted.begin(), kth_position, sorted.end(), std::greater<float>());
-  } else {
-    std::sort(sorted.begin(), sorted.end(), std::greater<float>());
-  }
-  const float kth = *kth_position;
-  for (float& z : logits) {
-    if (z < kth) z = -std::numeric_limits<float>::infinity();
-  }
-}
-
-template <void (*TopK)(std::span<float>, std::size_t, std::vector<float>&)>
-void BM_top_k(benchmark::State& state) {
+void BM_top_k(benchmark::State& state, bench::Path path) {
   const std::vector<float> logits = hot_logits();
   std::vector<float> work(logits.size()), scratch;
   bench::StepClock clock(state);
   for (auto _ : state) {
     std::copy(logits.begin(), logits.end(), work.begin());
-    TopK(work, kTopK, scratch);
+    if (path == bench::Path::kPlain) {
+      top_k_filter(work, kTopK);
+    } else {
+      fast::top_k_filter(work, kTopK, scratch);
+    }
     benchmark::DoNotOptimize(work.data());
   }
   clock.finish(state, 1, "calls_per_s");
 }
 
-template <void (*Filter)(std::span<float>, float, std::vector<NucleusKey>&)>
-void BM_top_p(benchmark::State& state) {
+void BM_top_p(benchmark::State& state, bench::Path path) {
   std::vector<float> probabilities = hot_logits();
   softmax_in_place(probabilities);
   std::vector<float> work(probabilities.size());
-  std::vector<NucleusKey> keys;
+  std::vector<fast::NucleusKey> keys;
   bench::StepClock clock(state);
   for (auto _ : state) {
     std::copy(probabilities.begin(), probabilities.end(), work.begin());
-    Filter(work, kTopP, keys);
+    if (path == bench::Path::kPlain) {
+      mine::top_p_filter(work, kTopP);
+    } else {
+      fast::top_p_filter(work, kTopP, keys);
+    }
     benchmark::DoNotOptimize(work.data());
   }
   clock.finish(state, 1, "calls_per_s");
@@ -93,53 +81,59 @@ SamplingSettings settings_for(bool use_top_p) {
                    : SamplingSettings{kTemperature, kTopK, 1.0f};
 }
 
-void BM_sample_next(benchmark::State& state, bool use_top_p) {
+void BM_sample_next(benchmark::State& state, bench::Path path, bool use_top_p) {
   const std::vector<float> logits = bench::logits_after(bench::course_model(), bench::kPrompt);
   const SamplingSettings settings = settings_for(use_top_p);
   std::vector<float> work(logits.size());
-  SamplerScratch scratch;
+  fast::SamplerScratch scratch;
   Rng rng(42);
   bench::StepClock clock(state);
   for (auto _ : state) {
     std::copy(logits.begin(), logits.end(), work.begin());
-    benchmark::DoNotOptimize(sample_next(work, settings, rng, scratch));
+    if (path == bench::Path::kPlain) {
+      benchmark::DoNotOptimize(sample_next(work, settings, rng));
+    } else {
+      benchmark::DoNotOptimize(fast::sample_next(work, settings, rng, scratch));
+    }
   }
   clock.finish(state, 1, "samples_per_s");
 }
 
-void BM_write_chars(benchmark::State& state, bool use_top_p) {
-  bench::time_writing(state, sampling_picker(settings_for(use_top_p)), 64);
+void BM_write_chars(benchmark::State& state, bench::Path path, bool use_top_p) {
+  bench::time_writing(state, bench::course_model(), path, /*use_cache=*/true,
+                      bench::sampler_for(path, settings_for(use_top_p)), 64);
 }
 
 void register_lesson() {
   const auto us = benchmark::kMicrosecond;
-  benchmark::RegisterBenchmark("lesson03/top_k/heap", BM_top_k<top_k_filter>)
-      ->UseRealTime()
-      ->Unit(us);
-  benchmark::RegisterBenchmark("lesson03/top_k/nth_element", BM_top_k<top_k_by<KthBy::kNthElement>>)
-      ->UseRealTime()
-      ->Unit(us);
-  benchmark::RegisterBenchmark("lesson03/top_k/full_sort", BM_top_k<top_k_by<KthBy::kFullSort>>)
-      ->UseRealTime()
-      ->Unit(us);
-  benchmark::RegisterBenchmark("lesson03/top_p/full_sort", BM_top_p<top_p_filter>)
-      ->UseRealTime()
-      ->Unit(us);
-  benchmark::RegisterBenchmark("lesson03/top_p/cutoff", BM_top_p<top_p_filter_with_cutoff>)
-      ->UseRealTime()
-      ->Unit(us);
-  benchmark::RegisterBenchmark("lesson03/sample_next/top_k", BM_sample_next, false)
-      ->UseRealTime()
-      ->Unit(us);
-  benchmark::RegisterBenchmark("lesson03/sample_next/top_p", BM_sample_next, true)
-      ->UseRealTime()
-      ->Unit(us);
-  benchmark::RegisterBenchmark("lesson03/write_chars/top_k", BM_write_chars, false)
-      ->UseRealTime()
-      ->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("lesson03/write_chars/top_p", BM_write_chars, true)
-      ->UseRealTime()
-      ->Unit(benchmark::kMillisecond);
+  for (bench::Path path : bench::kBothPaths) {
+    bench::register_row(bench::row_name("lesson03/top_k", path), BM_top_k, path)
+        ->UseRealTime()
+        ->Unit(us);
+  }
+  for (bench::Path path : bench::kBothPaths) {
+    bench::register_row(bench::row_name("lesson03/top_p", path), BM_top_p, path)
+        ->UseRealTime()
+        ->Unit(us);
+  }
+  for (bool use_top_p : {false, true}) {
+    for (bench::Path path : bench::kBothPaths) {
+      const std::string filter = use_top_p ? "/top_p" : "/top_k";
+      bench::register_row(bench::row_name("lesson03/sample_next", path) + filter, BM_sample_next,
+                          path, use_top_p)
+          ->UseRealTime()
+          ->Unit(us);
+    }
+  }
+  for (bool use_top_p : {false, true}) {
+    for (bench::Path path : bench::kBothPaths) {
+      const std::string filter = use_top_p ? "/top_p" : "/top_k";
+      bench::register_row(bench::row_name("lesson03/write_chars", path) + filter, BM_write_chars,
+                          path, use_top_p)
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
 }
 
 }  // namespace

@@ -1,14 +1,17 @@
 // bench_04_continuation: what lesson 04 adds, reading a given opening first (prefill).
 //
-//   lesson04/prefill/T        T prompt characters in ONE forward pass into the cache:
-//                             one matrix-matrix product per weight, every weight read once
-//   lesson04/one_by_one/T     the same T characters as T one-position steps: every weight
-//                             read T times
+//   lesson04/prefill/plain|tuned/T      T prompt characters in ONE forward pass into lesson
+//                                       06's cache: one matrix-matrix product per weight,
+//                                       every weight read once
+//   lesson04/one_by_one/plain|tuned/T   the same T characters as T one-position steps: every
+//                                       weight read T times
+// plain: the lessons' kernels (kPlainKernels); tuned: fast::kernels().
 // Counters per prompt character (tokens_per_s, x_floor): prefill gets far below the
 // floor because a weight read once serves T positions.
 #include <vector>
 
 #include "bench_common.hpp"
+#include "kv_cache.hpp"
 
 namespace {
 
@@ -21,33 +24,37 @@ std::vector<TokenId> prompt_of_length(const GPT& model, std::size_t T) {
   return text;
 }
 
-void BM_prefill(benchmark::State& state) {
+void BM_prefill(benchmark::State& state, bench::Path path) {
   const GPT& model = bench::course_model();
   const auto T = static_cast<std::size_t>(state.range(0));
   const std::vector<TokenId> text = prompt_of_length(model, T);
   KVCache cache(model.config());
-  ForwardState forward_state(model.config());
+  Activations acts(model.config());
+  const Kernels& kernels = bench::kernels_for(path);
   bench::StepClock clock(state);
   for (auto _ : state) {
-    cache.reset();
-    const auto logits = forward(model, text, 0, cache, forward_state, LogitsFor::kLastPosition);
+    cache.length = 0;
+    const auto logits = forward_with_cache(model.config(), model.weights(), text, 0, cache, acts,
+                                           kernels, LogitsFor::kLastPosition);
     benchmark::DoNotOptimize(logits.data());
   }
   clock.finish(state, static_cast<double>(T), "tokens_per_s");
 }
 
-void BM_one_by_one(benchmark::State& state) {
+void BM_one_by_one(benchmark::State& state, bench::Path path) {
   const GPT& model = bench::course_model();
   const auto T = static_cast<std::size_t>(state.range(0));
   const std::vector<TokenId> text = prompt_of_length(model, T);
   KVCache cache(model.config());
-  ForwardState forward_state(model.config());
+  Activations acts(model.config());
+  const Kernels& kernels = bench::kernels_for(path);
   bench::StepClock clock(state);
   for (auto _ : state) {
-    cache.reset();
+    cache.length = 0;
     for (std::size_t t = 0; t < T; ++t) {
-      const auto logits = forward(model, std::span(text).subspan(t, 1), t, cache, forward_state,
-                                  LogitsFor::kLastPosition);
+      const auto logits =
+          forward_with_cache(model.config(), model.weights(), std::span(text).subspan(t, 1), t,
+                             cache, acts, kernels, LogitsFor::kLastPosition);
       benchmark::DoNotOptimize(logits.data());
     }
   }
@@ -55,12 +62,21 @@ void BM_one_by_one(benchmark::State& state) {
 }
 
 void register_lesson() {
-  for (auto* b : {benchmark::RegisterBenchmark("lesson04/prefill", BM_prefill),
-                  benchmark::RegisterBenchmark("lesson04/one_by_one", BM_one_by_one)}) {
-    b->Arg(7)->Arg(32)->Arg(128)->UseRealTime()->Unit(benchmark::kMicrosecond);
+  for (auto* function : {BM_prefill, BM_one_by_one}) {
+    const char* what = function == BM_prefill ? "lesson04/prefill" : "lesson04/one_by_one";
+    for (int T : {7, 32, 128}) {
+      for (bench::Path path : bench::kBothPaths) {
+        bench::register_row(bench::row_name(what, path), function, path)
+            ->Arg(T)
+            ->UseRealTime()
+            ->Unit(benchmark::kMicrosecond);
+      }
+    }
   }
 }
 
 }  // namespace
 
-int main(int argc, char** argv) { return tang::bench::bench_main(argc, argv, 1, register_lesson); }
+int main(int argc, char** argv) {
+  return tang::bench::bench_main(argc, argv, 1, register_lesson);
+}

@@ -1,17 +1,20 @@
 // bench_05_acrostic: what lesson 05 adds, one constrained step.
 //
-//   lesson05/mask_apply              inside_line_mask().apply: ban "，", "。", newline
-//   lesson05/sample/unconstrained    sample_next at the lesson's settings (T 0.8, top-k 20)
-//   lesson05/sample/constrained      the mask first, then the same sample_next
-//   lesson05/write_acrostic          春眠不觉, 7 characters a line, with the cache:
-//                                    characters/s over the 24 the model writes
+//   lesson05/mask_apply                    inside_line_mask().apply: ban "，", "。", newline
+//   lesson05/sample/plain|tuned/unconstrained   one sampling step at the lesson's settings
+//                                          (T 0.8, top-k 20): lesson 03's sample_next, or
+//                                          fast::sample_next
+//   lesson05/sample/plain|tuned/constrained     the mask first, then the same step
+//   lesson05/write_acrostic/plain|tuned    春眠不觉, 7 characters a line, with lesson 06's
+//                                          cache: characters/s over the 24 the model writes.
+//                                          write_acrostic samples with lesson 03's
+//                                          sample_next either way; tuned changes the kernels
 #include <vector>
 
 #include "acrostic.hpp"
 #include "bench_common.hpp"
-#include "decoder.hpp"
+#include "bench_writing.hpp"
 #include "logit_mask.hpp"
-#include "top_k_top_p.hpp"
 
 namespace {
 
@@ -33,33 +36,36 @@ void BM_mask_apply(benchmark::State& state) {
   clock.finish(state, 1, "calls_per_s");
 }
 
-void BM_sample(benchmark::State& state, bool constrained) {
+void BM_sample(benchmark::State& state, bench::Path path, bool constrained) {
   const GPT& model = bench::course_model();
   const std::vector<float> logits = bench::logits_after(model, bench::kOpening);
   const LogitMask mask = inside_line_mask(model.tokenizer());
   std::vector<float> work(logits.size());
-  SamplerScratch scratch;
+  fast::SamplerScratch scratch;
   Rng rng(42);
   bench::StepClock clock(state);
   for (auto _ : state) {
     std::copy(logits.begin(), logits.end(), work.begin());
     if (constrained) mask.apply(work);
-    benchmark::DoNotOptimize(sample_next(work, kSettings, rng, scratch));
+    if (path == bench::Path::kPlain) {
+      benchmark::DoNotOptimize(sample_next(work, kSettings, rng));
+    } else {
+      benchmark::DoNotOptimize(fast::sample_next(work, kSettings, rng, scratch));
+    }
   }
   clock.finish(state, 1, "samples_per_s");
 }
 
-void BM_write_acrostic(benchmark::State& state) {
+void BM_write_acrostic(benchmark::State& state, bench::Path path) {
   const GPT& model = bench::course_model();
   const std::string heads(bench::kHeads);
   const std::size_t per_line = 7, lines = 4;
-  Decoder decoder(model, /*use_cache=*/true);
   bench::StepClock clock(state);
   for (auto _ : state) {
-    decoder.reset();
+    const auto predictor = bench::make_predictor(model, path, /*use_cache=*/true);
     Rng rng(42);
     const std::string poem =
-        write_acrostic(decoder, model.tokenizer(), heads, per_line, kSettings, rng);
+        write_acrostic(*predictor, model.tokenizer(), heads, per_line, kSettings, rng);
     benchmark::DoNotOptimize(poem.data());
   }
   clock.finish(state, static_cast<double>(lines * (per_line - 1)), "chars_per_s");
@@ -68,15 +74,20 @@ void BM_write_acrostic(benchmark::State& state) {
 void register_lesson() {
   const auto us = benchmark::kMicrosecond;
   benchmark::RegisterBenchmark("lesson05/mask_apply", BM_mask_apply)->UseRealTime()->Unit(us);
-  benchmark::RegisterBenchmark("lesson05/sample/unconstrained", BM_sample, false)
-      ->UseRealTime()
-      ->Unit(us);
-  benchmark::RegisterBenchmark("lesson05/sample/constrained", BM_sample, true)
-      ->UseRealTime()
-      ->Unit(us);
-  benchmark::RegisterBenchmark("lesson05/write_acrostic", BM_write_acrostic)
-      ->UseRealTime()
-      ->Unit(benchmark::kMillisecond);
+  for (bool constrained : {false, true}) {
+    for (bench::Path path : bench::kBothPaths) {
+      const std::string which = constrained ? "/constrained" : "/unconstrained";
+      bench::register_row(bench::row_name("lesson05/sample", path) + which, BM_sample, path,
+                          constrained)
+          ->UseRealTime()
+          ->Unit(us);
+    }
+  }
+  for (bench::Path path : bench::kBothPaths) {
+    bench::register_row(bench::row_name("lesson05/write_acrostic", path), BM_write_acrostic, path)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+  }
 }
 
 }  // namespace

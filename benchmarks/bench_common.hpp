@@ -3,13 +3,20 @@
 //   course_model()       the shipped model (data/tang_gpt.safetensors); when that file is
 //                        missing or unreadable, a random model of the same shape, and the
 //                        programs say so on stderr and in the JSON context
-//   random_model(...)    weights N(0, 0.02), biases 0, LayerNorm scales 1 (as the trainer)
+//   random_model(...)    weights N(0, 0.02), biases 0, LayerNorm scales 1 (as the trainer:
+//                        initialise_parameters, common/parameters.hpp)
 //   GemvFloor            one cblas_sgemv per weight matrix (6.8 MB for our model): what
 //                        any decoding step has to read, so no step can be faster. Every
 //                        program registers it as "floor/gemv_all_weights", so each
 //                        lesson's steps are compared with a floor from the same run.
 //   StepClock            counters for a benchmark: steps per second (characters/s or
 //                        tokens/s) and x_floor, the time of one step over the floor
+//   Path, path_name, kernels_for
+//                        "plain": the lesson path, the code the lessons run (common/ops.hpp,
+//                        compiled in the lesson libraries with the lessons' fixed flags);
+//                        "tuned": the same work under the hood (common/fast/, tang_fast).
+//                        Rows of the two are named <lesson>/<what>/plain|tuned/... so that
+//                        compare.py can put them side by side.
 //   bench_main(...)      the main() of every program: fast OpenBLAS kernels, threads,
 //                        context, run
 //
@@ -35,7 +42,8 @@
 #include <vector>
 
 #include "checkpoint.hpp"
-#include "fast_blas.hpp"
+#include "fast/blas_cores.hpp"
+#include "fast/fast.hpp"
 #include "gpt.hpp"
 #include "parameters.hpp"
 #include "rng.hpp"
@@ -48,8 +56,8 @@ namespace tang::bench {
 inline constexpr std::string_view kPrompt = "白日依山尽，黄河入海";  // lesson 01's prompts
 inline constexpr std::string_view kPrompt2 = "床前明月光，疑是地上";
 inline constexpr std::string_view kPrompt3 = "春风";
-inline constexpr std::string_view kOpening = "床前明月光，";        // lesson 04's first opening
-inline constexpr std::string_view kHeads = "春眠不觉";              // lesson 05's acrostic
+inline constexpr std::string_view kOpening = "床前明月光，";  // lesson 04's first opening
+inline constexpr std::string_view kHeads = "春眠不觉";        // lesson 05's acrostic
 
 // --- the model ------------------------------------------------------------------
 
@@ -74,14 +82,7 @@ inline Tokenizer synthetic_tokenizer(std::size_t size) {
 inline GPT random_model(const GPTConfig& config, Tokenizer tokenizer, std::uint64_t seed = 1) {
   Rng rng(seed);
   Tensor<1> flat = Tensor<1>::from_shape({parameter_count(config)});
-  for (const ParameterSpec& spec : parameter_layout(config)) {
-    const bool layernorm_scale =
-        spec.name.find("ln_") != std::string::npos && spec.name.ends_with(".weight");
-    float* p = flat.data() + spec.offset;
-    for (std::size_t i = 0; i < spec.size; ++i) {
-      p[i] = spec.is_matrix ? 0.02f * rng.normal() : (layernorm_scale ? 1.0f : 0.0f);
-    }
-  }
+  initialise_parameters(config, flat.data(), rng);
   return GPT(config, std::move(tokenizer), std::move(flat));
 }
 
@@ -116,7 +117,9 @@ inline const LoadedModel& course() {
   static const LoadedModel loaded = load_course_model();
   return loaded;
 }
-inline const GPT& course_model() { return course().model; }
+inline const GPT& course_model() {
+  return course().model;
+}
 
 // A random model like the course's but with another context length (lesson 06's
 // exercise 3: block size 512 "or just random init"). Same vocabulary.
@@ -141,14 +144,46 @@ inline std::string after_newline(std::string_view text) {
   return line;
 }
 
-// The model's logits (V) for the character after "\n" + text: what the sampling
-// benchmarks work on, so they see the real shape of the distribution.
+// The model's logits (V) for the character after "\n" + text, by the lesson path:
+// what the sampling benchmarks work on, so they see the real shape of the distribution.
 inline std::vector<float> logits_after(const GPT& model, std::string_view text) {
   const std::vector<TokenId> context = ids(model, after_newline(text));
-  KVCache cache(model.config());
-  ForwardState state(model.config());
-  const auto logits = forward(model, context, 0, cache, state, LogitsFor::kLastPosition);
+  Activations acts(model.config());
+  const auto logits = forward(model, context, acts, LogitsFor::kLastPosition);
   return std::vector<float>(logits.begin(), logits.end());
+}
+
+// --- plain and tuned ------------------------------------------------------------
+
+// Which code a row runs: the lessons' plain loops, or the tuned operations.
+enum class Path { kPlain, kTuned };
+inline constexpr Path kBothPaths[] = {Path::kPlain, Path::kTuned};
+inline const char* path_name(Path path) {
+  return path == Path::kPlain ? "plain" : "tuned";
+}
+inline const Kernels& kernels_for(Path path) {
+  return path == Path::kPlain ? kPlainKernels : fast::kernels();
+}
+// Activations for a window of text (no cache) on a path. fast::attention_forward writes the
+// attention weights of every position (its scratch space) and does not accept the null
+// pointer forward() passes when they are not kept, so the tuned path keeps everything
+// (Keep::kEverything); the plain path keeps what the lessons keep.
+inline Activations activations_for(const GPTConfig& config, Path path) {
+  return Activations(config, 1, path == Path::kPlain ? Keep::kLastLogits : Keep::kEverything);
+}
+// "lesson06/decode_step" + kTuned -> "lesson06/decode_step/tuned"
+inline std::string row_name(std::string_view what, Path path) {
+  std::string name(what);
+  name += "/";
+  name += path_name(path);
+  return name;
+}
+
+// RegisterBenchmark with a std::string name (Debian's Google Benchmark takes a const char*,
+// which it copies).
+template <class... Args>
+benchmark::internal::Benchmark* register_row(const std::string& name, Args&&... args) {
+  return benchmark::RegisterBenchmark(name.c_str(), std::forward<Args>(args)...);
 }
 
 // --- the floor ------------------------------------------------------------------
@@ -159,10 +194,14 @@ inline std::vector<float> logits_after(const GPT& model, std::string_view text) 
 class GemvFloor {
  public:
   explicit GemvFloor(const GPT& model) {
+    const std::size_t C = model.config().n_embd;
     for (const LayerWeights& lw : model.weights().layers) {
-      for (const View<2>* m : {&lw.qkv_w, &lw.attn_proj_w, &lw.fc_w, &lw.fc_proj_w}) add(*m);
+      add(lw.qkv_w, 3 * C, C);
+      add(lw.attn_proj_w, C, C);
+      add(lw.fc_w, 4 * C, C);
+      add(lw.fc_proj_w, C, 4 * C);
     }
-    add(model.weights().wte);
+    add(model.weights().wte, model.config().vocab_size, C);
     std::size_t longest_in = 0, longest_out = 0;
     for (const Matrix& m : matrices_) {
       longest_in = std::max(longest_in, m.cols);
@@ -196,7 +235,9 @@ class GemvFloor {
     const float* data;
     std::size_t rows, cols;
   };
-  void add(const View<2>& m) { matrices_.push_back({m.data(), m.shape(0), m.shape(1)}); }
+  void add(const float* data, std::size_t rows, std::size_t cols) {
+    matrices_.push_back({data, rows, cols});
+  }
   std::vector<Matrix> matrices_;
   std::vector<float> in_, out_;
 };
@@ -215,7 +256,8 @@ inline double floor_seconds() {
   for (int b = 0; b < 9; ++b) {
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < 100; ++i) floor.run();
-    batches.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 100);
+    batches.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 100);
   }
   std::nth_element(batches.begin(), batches.begin() + 4, batches.end());
   detail::g_floor_seconds = batches[4];
@@ -227,7 +269,8 @@ inline double floor_seconds() {
 //   <rate_name>  steps per second
 //   step_us      microseconds per step
 //   x_floor      step time / floor time (see floor_seconds)
-// Usage:  StepClock clock(state);  for (auto _ : state) {...}  clock.finish(state, 32, "chars_per_s");
+// Usage:  StepClock clock(state);  for (auto _ : state) {...}  clock.finish(state, 32,
+// "chars_per_s");
 class StepClock {
  public:
   explicit StepClock(benchmark::State&) : start_(std::chrono::steady_clock::now()) {}
@@ -280,7 +323,8 @@ inline int bench_main(int argc, char** argv, int default_threads, void (*registe
     if (arg.starts_with("--threads=")) {
       threads = std::atoi(argv[i] + 10);
     } else {
-      std::fprintf(stderr, "error: unknown argument %s (use --threads=N or --benchmark_*)\n", argv[i]);
+      std::fprintf(stderr, "error: unknown argument %s (use --threads=N or --benchmark_*)\n",
+                   argv[i]);
       return 2;
     }
   }

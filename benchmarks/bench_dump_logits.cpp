@@ -6,15 +6,17 @@
 // checkpoint, or a random stand-in that is then saved next to OUT so the peer
 // can load the very same weights):
 //   "checkpoint"  the safetensors file to load
-//   "prompts"     for a few texts: their ids and the last position's logits (V)
-//   "greedy"      32 characters after a newline, argmax each step, with the cache
+//   "prompts"     for a few texts: their ids and the last position's logits (V), by the
+//                 lesson path (common/gpt.hpp's forward, plain kernels)
+//   "greedy"      32 characters after a newline, argmax each step, with lesson 06's
+//                 cache (CachedPredictor, plain kernels)
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "bench_common.hpp"
-#include "decoder.hpp"
+#include "kv_cache.hpp"
 
 int main(int argc, char** argv) {
   tang::ensure_fast_blas(argv);
@@ -30,26 +32,29 @@ int main(int argc, char** argv) {
   std::string checkpoint = loaded.source;
   if (!loaded.trained) {
     checkpoint = (out_path.parent_path() / "random_model.safetensors").string();
-    tang::save_checkpoint(checkpoint, model, {{"note", "random stand-in written by bench_dump_logits"}});
+    tang::save_checkpoint(checkpoint, model,
+                          {{"note", "random stand-in written by bench_dump_logits"}});
   }
 
   nlohmann::json out;
   out["checkpoint"] = std::filesystem::absolute(checkpoint).string();
   out["trained"] = loaded.trained;
   out["prompts"] = nlohmann::json::array();
-  for (const std::string_view prompt : {tang::bench::kPrompt, tang::bench::kPrompt2, tang::bench::kPrompt3}) {
+  for (const std::string_view prompt :
+       {tang::bench::kPrompt, tang::bench::kPrompt2, tang::bench::kPrompt3}) {
     const std::string text = tang::bench::after_newline(prompt);
     const std::vector<tang::TokenId> ids = tang::bench::ids(model, text);
     const std::vector<float> logits = tang::bench::logits_after(model, prompt);
     out["prompts"].push_back({{"text", text}, {"ids", ids}, {"logits", logits}});
   }
 
-  tang::Decoder decoder(model, /*use_cache=*/true);
+  tang::CachedPredictor predictor(model);
   std::vector<tang::TokenId> context = tang::bench::ids(model, "\n");
   std::vector<tang::TokenId> greedy;
   for (int i = 0; i < 32; ++i) {
-    const auto logits = decoder.next_logits(context);
-    const auto best = static_cast<tang::TokenId>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+    const auto logits = predictor.next_logits(context);
+    const auto best =
+        static_cast<tang::TokenId>(std::max_element(logits.begin(), logits.end()) - logits.begin());
     context.push_back(best);
     greedy.push_back(best);
   }

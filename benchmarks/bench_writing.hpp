@@ -1,29 +1,75 @@
-// bench_writing.hpp: the timed generation loop that lessons 02 and 03 share.
+// bench_writing.hpp: the timed generation loops that lessons 02, 03, 05 and 06 share.
 //
-// time_writing(state, pick, n) writes n characters after a newline with the KV
-// cache and lesson 02's write(), choosing each with `pick` (temperature only,
-// top-k, top-p ...), the same seed every iteration, and reports characters/s.
+//   make_predictor(model, path, use_cache)   the Predictor (common/generate.hpp) of a path:
+//       plain, cache     lesson 06's CachedPredictor with the plain kernels: the lesson path
+//       plain, no cache  common/generate.hpp's Recompute: what lessons 01-05 run
+//       tuned, cache     CachedPredictor with fast::kernels()
+//       tuned, no cache  RecomputeWith (below): Recompute with fast::kernels()
+//   sampler_for(path, settings)   a Picker: lesson 03's sample_next (temperature, top-k,
+//                        the plain softmax, exercise 03's top-p, exercise 02's draw), or
+//                        fast::sample_next (heap top-k, vectorised softmax, bisection top-p)
+//   time_writing(state, path, use_cache, pick, n)
+//                        writes n characters after a newline with lesson 02's write(),
+//                        the same seed every iteration, a fresh predictor every iteration
+//                        (as lesson 06's write_chars does), and reports characters/s
+//
+// Both paths write the same text; the tuned one's sums run in another order, so after many
+// characters a draw that falls right on a border can go the other way (tests/fast_test.cpp).
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "bench_common.hpp"
-#include "decoder.hpp"
-#include "poem_writer.hpp"
+#include "fast/top_k_top_p.hpp"
+#include "generate.hpp"
+#include "kv_cache.hpp"
+#include "sampler.hpp"
 
 namespace tang::bench {
 
-inline void time_writing(benchmark::State& state, const Picker& pick, std::size_t n) {
-  const GPT& model = course_model();
-  Decoder decoder(model, /*use_cache=*/true);
+// Recompute (common/generate.hpp) with any kernels: the whole context through forward().
+class RecomputeWith : public Predictor {
+ public:
+  RecomputeWith(const GPT& model, const Kernels& kernels)
+      : model_(model), kernels_(kernels), acts_(activations_for(model.config(), Path::kTuned)) {}
+  std::span<const float> next_logits(std::span<const TokenId> context) override {
+    const auto window = crop_to_context(context, model_.config().block_size);
+    const auto logits = forward(model_.config(), model_.weights(), window, 1, window.size(), acts_,
+                                kernels_, LogitsFor::kLastPosition);
+    return require_finite({logits.data(), logits.size()});  // as Recompute does
+  }
+
+ private:
+  const GPT& model_;
+  const Kernels& kernels_;
+  Activations acts_;
+};
+
+inline std::unique_ptr<Predictor> make_predictor(const GPT& model, Path path, bool use_cache) {
+  if (use_cache) return std::make_unique<CachedPredictor>(model, kernels_for(path));
+  if (path == Path::kPlain) return std::make_unique<Recompute>(model);
+  return std::make_unique<RecomputeWith>(model, fast::kernels());
+}
+
+inline Picker sampler_for(Path path, const SamplingSettings& settings) {
+  if (path == Path::kPlain) return sampling_picker(settings);
+  auto scratch = std::make_shared<fast::SamplerScratch>();
+  return [settings, scratch](std::span<float> logits, std::size_t, Rng& rng) {
+    return fast::sample_next(logits, settings, rng, *scratch);
+  };
+}
+
+inline void time_writing(benchmark::State& state, const GPT& model, Path path, bool use_cache,
+                         const Picker& pick, std::size_t n) {
   std::vector<TokenId> context;
   StepClock clock(state);
   for (auto _ : state) {
-    decoder.reset();
+    const std::unique_ptr<Predictor> predictor = make_predictor(model, path, use_cache);
     context = ids(model, "\n");
     Rng rng(42);
     benchmark::DoNotOptimize(
-        write(decoder, context, pick, rng, n, /*stop_at_newline=*/false).data());
+        write(*predictor, context, pick, rng, n, /*stop_at_newline=*/false).data());
   }
   clock.finish(state, static_cast<double>(n), "chars_per_s");
 }

@@ -1,6 +1,8 @@
 #include "sampling.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xmath.hpp>
 #include <xtensor/xnoalias.hpp>
@@ -12,7 +14,10 @@ void softmax_in_place(std::span<float> logits) {
   auto z = xt::adapt(logits.data(), logits.size(), xt::no_ownership(),
                      std::array<std::size_t, 1>{logits.size()});
   const float max = *std::max_element(logits.begin(), logits.end());
-  xt::noalias(z) = xt::exp(z - max);  // element by element, so in place is safe
+  // exp(-inf) is 0: banned characters (top-k, masks) skip the call, which is
+  // slow for -inf and was most of a step's softmax after top-k
+  constexpr float kBanned = -std::numeric_limits<float>::infinity();
+  for (float& p : logits) p = p == kBanned ? 0.0f : std::exp(p - max);
   // The total in a plain loop rather than xt::sum: its order of additions is
   // then fixed (left to right) on every machine, and so is every probability.
   float total = 0.0f;

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Runs every lesson's benchmark with fixed settings, then the PyTorch peer, and
-# prints ONE comparison table across the lessons (docs/benchmarks.md explains it).
+# prints ONE comparison table across the lessons (docs/benchmarks.md explains it):
+# every row, then each lesson-path ("plain") row next to its tuned twin, then the goals.
 #
-#   scripts/run_benchmarks.sh                 the full run (about 3 minutes here)
+#   scripts/run_benchmarks.sh                 the full run (about 6 minutes on 2 cores)
 #   scripts/run_benchmarks.sh --smoke         a quick pass to see that everything
 #                                             works; its numbers mean little
 #   scripts/run_benchmarks.sh --note "TEXT"   TEXT goes above the table and into the chart
-#   scripts/run_benchmarks.sh --no-build      use the programs already in build/release
+#   scripts/run_benchmarks.sh --no-build      use the programs already built
+#   scripts/run_benchmarks.sh --build-dir DIR the build folder to use (default build/release,
+#                                             configured with `cmake --preset release`)
 #
 # Writes build/bench/: bench_NN_*.json (Google Benchmark), reference.json (our logits
 # for the peer), torch_peer.json (PyTorch on the same OpenBLAS kernels as ours) and
@@ -22,11 +25,13 @@ cd "$(dirname "$0")/.."
 
 smoke=0
 build=1
+build_dir=build/release
 note=""
 while (($#)); do
   case "$1" in
     --smoke) smoke=1 ;;
     --no-build) build=0 ;;
+    --build-dir) build_dir="${2:?--build-dir needs a folder}"; shift ;;
     --note) note="${2:?--note needs a text}"; shift ;;
     -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
     *) echo "error: unknown argument $1 (try --help)" >&2; exit 2 ;;
@@ -35,7 +40,6 @@ while (($#)); do
 done
 
 out=build/bench
-bin=build/release/benchmarks
 python=/usr/bin/python3  # Debian's: the one python3-torch and python3-numpy install into
 repetitions=3
 min_time=0.5
@@ -46,9 +50,20 @@ if ((smoke)); then
 fi
 
 if ((build)); then
-  cmake --preset release >/dev/null
-  cmake --build build/release --target benchmarks
+  if [[ "$build_dir" == build/release ]]; then
+    cmake --preset release >/dev/null
+  else
+    cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  fi
+  cmake --build "$build_dir" --target benchmarks
 fi
+bin=$build_dir/benchmarks
+for program in bench_00_train_step bench_01_probabilities bench_02_temperature bench_03_topk_topp \
+               bench_04_continuation bench_05_acrostic bench_06_kvcache bench_dump_logits; do
+  [[ -x "$bin/$program" ]] || { echo "error: $bin/$program not built (drop --no-build)" >&2; exit 1; }
+done
+load_before=$(cut -d' ' -f1 /proc/loadavg)
+echo "== load before the run: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min); leave the machine idle"
 mkdir -p "$out"
 rm -f "$out"/bench_*.json "$out"/torch_peer*.json
 
@@ -68,8 +83,8 @@ run bench_02_temperature 1
 run bench_03_topk_topp 1
 run bench_04_continuation 1
 run bench_05_acrostic 1
-if ((smoke)); then  # the context-512 run without the cache takes seconds per repetition
-  run bench_06_kvcache 1 --benchmark_filter='floor|write_chars|decode_step|block512/(32|500)/'
+if ((smoke)); then  # the context-512 runs without the cache take seconds per repetition
+  run bench_06_kvcache 1 --benchmark_filter='floor|write_chars|decode_step|step_|block512/[a-z]+/(32|500)/cache:1|block512/[a-z]+/32/'
 else
   run bench_06_kvcache 1
 fi
@@ -91,9 +106,12 @@ else
        "(apt-get install python3-torch, or scripts/install_deps.sh --extras)"
 fi
 
-settings="$repetitions repetitions (median), min time ${min_time} s each; decoding 1 thread, training 2"
+load_after=$(cut -d' ' -f1 /proc/loadavg)
+echo "== load after the run: $(cut -d' ' -f1-3 /proc/loadavg)"
+settings="$repetitions repetitions (median), min time ${min_time} s each; decoding 1 thread, training 2;"
+settings+=" load average (1 min) $load_before before the run, $load_after after it"
 echo
-"$python" benchmarks/compare.py "$out" --note "$note" --settings "$settings"
+"$python" benchmarks/compare.py "$out" --note "$note" --settings "$settings" --build-dir "$build_dir"
 
 if [[ ! -f "$out/cache_chart.gp" ]]; then
   echo "no lesson 06 results: no chart"

@@ -40,7 +40,7 @@ import time
 
 
 def choose_openblas_kernels():
-    """Same as common/fast_blas.cpp: Debian's OpenBLAS 0.3.21 may not recognise this CPU
+    """Same as common/fast/blas_cores.cpp: Debian's OpenBLAS 0.3.21 may not recognise this CPU
     and fall back to SSE3 kernels; name the right ones before torch loads OpenBLAS."""
     if "OPENBLAS_CORETYPE" in os.environ:
         return

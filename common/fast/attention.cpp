@@ -20,27 +20,32 @@ void attention_forward(float* out, float* att, const float* qkv, std::size_t B, 
   const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
   const int t = static_cast<int>(T), hs = static_cast<int>(HS), c = static_cast<int>(C);
   SingleThreadedBlas one_thread;
-#pragma omp parallel for schedule(static)
-  for (std::size_t bh = 0; bh < B * NH; ++bh) {
-    const std::size_t b = bh / NH, h = bh % NH;
-    const float* q = qkv + b * T * 3 * C + h * HS;  // (T, HS), row stride 3C
-    const float* k = q + C;
-    const float* v = q + 2 * C;
-    float* scores = att + bh * T * T;  // (T, T)
-    // scores = q @ k^T / sqrt(HS)
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, t, t, hs, scale, q, 3 * c, k, 3 * c, 0.0f,
-                scores, t);
-    // causal softmax: row i sees columns 0..i; the rest get probability 0
-    for (std::size_t i = 0; i < T; ++i) {
-      float* row = scores + i * T;
-      const float max = max_of(row, i + 1);
-      const float sum = exp_minus_max_and_sum(row, row, i + 1, max);
-      for (std::size_t j = 0; j <= i; ++j) row[j] /= sum;
-      std::fill(row + i + 1, row + T, 0.0f);
+#pragma omp parallel
+  {
+    // without `att` (inference keeps no attention weights) each thread scores in its own buffer
+    std::vector<float> own(att == nullptr ? T * T : 0);
+#pragma omp for schedule(static)
+    for (std::size_t bh = 0; bh < B * NH; ++bh) {
+      const std::size_t b = bh / NH, h = bh % NH;
+      const float* q = qkv + b * T * 3 * C + h * HS;  // (T, HS), row stride 3C
+      const float* k = q + C;
+      const float* v = q + 2 * C;
+      float* scores = att != nullptr ? att + bh * T * T : own.data();  // (T, T)
+      // scores = q @ k^T / sqrt(HS)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, t, t, hs, scale, q, 3 * c, k, 3 * c,
+                  0.0f, scores, t);
+      // causal softmax: row i sees columns 0..i; the rest get probability 0
+      for (std::size_t i = 0; i < T; ++i) {
+        float* row = scores + i * T;
+        const float max = max_of(row, i + 1);
+        const float sum = exp_minus_max_and_sum(row, row, i + 1, max);
+        for (std::size_t j = 0; j <= i; ++j) row[j] /= sum;
+        std::fill(row + i + 1, row + T, 0.0f);
+      }
+      // out_h (T, HS) = att (T, T) @ v (T, HS)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, t, hs, t, 1.0f, scores, t, v, 3 * c,
+                  0.0f, out + b * T * C + h * HS, c);
     }
-    // out_h (T, HS) = att (T, T) @ v (T, HS)
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, t, hs, t, 1.0f, scores, t, v, 3 * c,
-                0.0f, out + b * T * C + h * HS, c);
   }
 }
 

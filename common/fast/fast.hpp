@@ -30,8 +30,8 @@ void matmul_forward(float* out, const float* inp, const float* weight, const flo
 void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
                      const float* weight, std::size_t N, std::size_t IC, std::size_t OC);
 
-// Causal attention over B windows of T positions, as ops::attention_forward,
-// and its backward pass (adds into dqkv (B, T, 3C)).
+// Causal attention over B windows of T positions, as ops::attention_forward
+// (att may be null), and its backward pass (adds into dqkv (B, T, 3C)).
 void attention_forward(float* out, float* att, const float* qkv, std::size_t B, std::size_t T,
                        std::size_t C, std::size_t NH);
 void attention_backward(float* dqkv, const float* dout, const float* qkv, const float* att,

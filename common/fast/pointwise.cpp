@@ -17,8 +17,10 @@ namespace tang::fast {
 
 void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
                        const float* bias, std::size_t N, std::size_t C) {
-  // the plain LayerNorm, each thread on its own share of the rows
-#pragma omp parallel if (N >= kRowsWorthSplitting)
+  // the plain LayerNorm, each thread on its own share of the rows (few rows: no threads)
+  if (N < kRowsWorthSplitting)
+    return ops::layernorm_forward(out, mean, rstd, inp, weight, bias, N, C);
+#pragma omp parallel
   {
     const RowShare rows = my_share_of(N);
     ops::layernorm_forward(out + rows.begin * C, mean ? mean + rows.begin : nullptr,
