@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "exercise/top_p.hpp"
+#include "fast/blas_cores.hpp"
 #include "fast/top_k_top_p.hpp"
 #include "fast/vector_math.hpp"
 #include "gpt.hpp"
@@ -492,6 +493,21 @@ TEST(FastSampleNext, DrawsWhatTheLessonsSamplerDraws) {
     }
   }
   EXPECT_LE(disagreements * 500, draws) << disagreements << " of " << draws << " draws differ";
+}
+
+}  // namespace
+
+namespace {
+
+// OPENBLAS_CORETYPE=SkylakeX, the value the docs once named, died with SIGILL on
+// an AVX2-only CPU: ensure_fast_blas now replaces a value the CPU cannot run.
+TEST(BlasCores, AnAvx512KernelIsRefusedOnAnAvx2OnlyCpu) {
+  EXPECT_FALSE(tang::blas_core_runs_on("SkylakeX", /*has_avx512=*/false, /*has_avx2=*/true));
+  EXPECT_FALSE(tang::blas_core_runs_on("cooperlake", false, true));
+  EXPECT_TRUE(tang::blas_core_runs_on("Haswell", false, true));
+  EXPECT_FALSE(tang::blas_core_runs_on("Haswell", false, false));
+  EXPECT_TRUE(tang::blas_core_runs_on("SkylakeX", true, true));
+  EXPECT_TRUE(tang::blas_core_runs_on("Prescott", false, false));
 }
 
 }  // namespace

@@ -72,7 +72,8 @@ std::string read(const fs::path& p) {
 // Runs a shell command line; stdout and stderr captured separately.
 Outcome sh(const std::string& command) {
   const fs::path out = scratch() / "out.txt", err = scratch() / "err.txt";
-  const int status = std::system((command + " >" + quote(out) + " 2>" + quote(err) + " </dev/null").c_str());
+  const int status =
+      std::system((command + " >" + quote(out) + " 2>" + quote(err) + " </dev/null").c_str());
   Outcome r;
   r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   r.out = read(out);
@@ -141,7 +142,8 @@ TEST(LessonFaults, HugeFiniteWeightsAreReportedNotPrintedAsNan) {
 TEST(LessonFaults, ATinyTemperatureIsGreedyNotNan) {
   // 1e-40 passed the [0, 10] check and z / T overflowed: every section printed ，，，，
   REQUIRE_MODEL();
-  const std::vector<std::string> short_run = {"--checkpoint", kModel, "--length", "16", "--heads", "春风"};
+  const std::vector<std::string> short_run = {"--checkpoint", kModel,    "--length",
+                                              "16",           "--heads", "春风"};
   std::vector<std::string> args = short_run;
   args.insert(args.end(), {"--temperature", "1e-40"});
   const Outcome r = run(TANG_LESSON_05, args);
@@ -203,8 +205,9 @@ TEST(LessonFaults, ADirectoryOrEmptyFileAsCorpusIsAFlagError) {
   // used to print "0 of 0 times = 0.0%" and exit 0
   REQUIRE_MODEL();
   std::ofstream(scratch() / "empty.txt");
-  for (const auto& [path, needle] : {std::pair<std::string, std::string>{scratch() / "", "is not a regular file"},
-                                     {scratch() / "empty.txt", "is empty"}}) {
+  for (const auto& [path, needle] :
+       {std::pair<std::string, std::string>{scratch() / "", "is not a regular file"},
+        {scratch() / "empty.txt", "is empty"}}) {
     const Outcome r = run(TANG_LESSON_01, {"--checkpoint", kModel, "--corpus", path});
     expect_one_error_line(r, needle);
     EXPECT_EQ(r.status, 2);
@@ -221,7 +224,8 @@ TEST(LessonFaults, AFullOrClosedStdoutIsAnError) {
                                     redirect + " 2>" + quote(err))
                                        .c_str());
     EXPECT_NE(WEXITSTATUS(status), 0) << redirect;
-    EXPECT_NE(read(err).find("could not write the lesson's output"), std::string::npos) << read(err);
+    EXPECT_NE(read(err).find("could not write the lesson's output"), std::string::npos)
+        << read(err);
   }
 }
 
@@ -260,16 +264,26 @@ std::vector<std::string> tiny_run(const std::string& dir) {
     std::string line;
     for (int i = 0; i < 200 && std::getline(in, line); ++i) out << line << "\n";
   }
-  return {"--data", corpus, "--layers", "1", "--heads", "2", "--dims", "8", "--batch", "2",
-          "--block-size", "8", "--steps", "20", "--warmup", "2", "--eval-every", "10",
-          "--threads", "1", "--out", dir + "/m.safetensors", "--state", dir + "/s.safetensors",
-          "--log", dir + "/log.csv"};
+  return {"--data",       corpus,
+          "--layers",     "1",
+          "--heads",      "2",
+          "--dims",       "8",
+          "--batch",      "2",
+          "--block-size", "8",
+          "--steps",      "20",
+          "--warmup",     "2",
+          "--eval-every", "10",
+          "--threads",    "1",
+          "--out",        dir + "/m.safetensors",
+          "--state",      dir + "/s.safetensors",
+          "--log",        dir + "/log.csv"};
 }
 
 TEST(TrainerFaults, NeverWritesTheShippedModelOrLog) {
   // `lesson_00_train --resume` on a fresh clone overwrote data/tang_gpt.safetensors
   const std::string dir = scratch() / "shipped";
-  for (const auto& [flag, path] : {std::pair<std::string, std::string>{"--out", kModel}, {"--log", kShippedLog}}) {
+  for (const auto& [flag, path] :
+       {std::pair<std::string, std::string>{"--out", kModel}, {"--log", kShippedLog}}) {
     std::vector<std::string> args = tiny_run(dir);
     for (std::size_t i = 0; i + 1 < args.size(); ++i) {
       if (args[i] == flag) args[i + 1] = path;
@@ -359,9 +373,12 @@ TEST(TrainerFaults, CorpusOddFilesAndLineEndingsAreNamed) {
   const fs::path dir = scratch() / "corpora";
   fs::create_directories(dir);
   const std::pair<std::string, std::string> files[] = {
-      {"春风\r\n明月\r\n", "Windows line endings"}, {"春风\r明月\r", "CR line endings"},
-      {"\xEF\xBB\xBF春风\n", "byte-order mark"},   {std::string("春\0风\n", 8), "NUL bytes"},
-      {"春风明月", "no line break"},               {"", "is empty"},
+      {"春风\r\n明月\r\n", "Windows line endings"},
+      {"春风\r明月\r", "CR line endings"},
+      {"\xEF\xBB\xBF春风\n", "byte-order mark"},
+      {std::string("春\0风\n", 8), "NUL bytes"},
+      {"春风明月", "no line break"},
+      {"", "is empty"},
   };
   int i = 0;
   for (const auto& [text, needle] : files) {
@@ -378,9 +395,9 @@ TEST(TrainerFaults, CorpusOddFilesAndLineEndingsAreNamed) {
     args[1] = path;
     std::string command = "timeout 20 " + quote(TANG_TRAINER);
     for (const std::string& a : args) {
-    command += ' ';
-    command += quote(a);
-  }
+      command += ' ';
+      command += quote(a);
+    }
     const Outcome r = sh(command);
     EXPECT_NE(r.status, 124) << path << " must not hang";
     expect_one_error_line(r, "corpus " + path);
@@ -403,7 +420,8 @@ TEST(TrainerFaults, EvalErrorsNameEvalAndTheMissingCharacter) {
   // --eval errors pointed at --checkpoint; a small model blamed a character vaguely
   expect_one_error_line(run(TANG_TRAINER, {"--eval", (scratch() / "none.safetensors").string()}),
                         "pass --eval PATH");
-  const std::string small = write_tiny_model("small_vocab.safetensors", {"\n", "春", "风", "，", "。"});
+  const std::string small =
+      write_tiny_model("small_vocab.safetensors", {"\n", "春", "风", "，", "。"});
   const Outcome r = run(TANG_TRAINER, {"--eval", small});
   expect_one_error_line(r, "which the vocabulary of");
   EXPECT_NE(r.err.find("--data"), std::string::npos) << r.err;

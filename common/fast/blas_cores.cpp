@@ -16,6 +16,16 @@ const char* blas_core_name() {
   return openblas_get_corename();
 }
 
+bool blas_core_runs_on(const char* core, bool has_avx512, bool has_avx2) {
+  for (const char* avx512 : {"SkylakeX", "Cooperlake", "SapphireRapids"}) {
+    if (strcasecmp(core, avx512) == 0) return has_avx512;
+  }
+  for (const char* avx2 : {"Haswell", "Zen"}) {
+    if (strcasecmp(core, avx2) == 0) return has_avx2;
+  }
+  return true;
+}
+
 namespace {
 
 // The best kernel family this CPU can run, from what the CPU itself reports.
@@ -25,17 +35,8 @@ const char* best_core_for_this_cpu() {
   return nullptr;  // let OpenBLAS choose
 }
 
-// Whether the CPU can run the kernels of an OPENBLAS_CORETYPE value: the
-// AVX-512 families die with SIGILL on a CPU without AVX-512, the AVX2 ones
-// without AVX2.
 bool cpu_can_run(const char* core) {
-  for (const char* avx512 : {"SkylakeX", "Cooperlake", "SapphireRapids"}) {
-    if (strcasecmp(core, avx512) == 0) return __builtin_cpu_supports("avx512f");
-  }
-  for (const char* avx2 : {"Haswell", "Zen"}) {
-    if (strcasecmp(core, avx2) == 0) return __builtin_cpu_supports("avx2");
-  }
-  return true;
+  return blas_core_runs_on(core, __builtin_cpu_supports("avx512f"), __builtin_cpu_supports("avx2"));
 }
 
 void restart_with(const char* core, char** argv) {

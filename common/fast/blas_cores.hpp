@@ -17,6 +17,11 @@ namespace tang {
 // Call first thing in main(). May replace the process (execv) with itself.
 void ensure_fast_blas(char** argv);
 
+// Whether a CPU with (or without) AVX-512 and AVX2 can run the kernels an
+// OPENBLAS_CORETYPE value names: the AVX-512 families die with SIGILL on a CPU
+// without AVX-512, the AVX2 ones without AVX2; other values are left to OpenBLAS.
+bool blas_core_runs_on(const char* core, bool has_avx512, bool has_avx2);
+
 // The OpenBLAS kernel family in use, e.g. "SkylakeX".
 const char* blas_core_name();
 
