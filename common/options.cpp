@@ -94,7 +94,7 @@ void check_options_against_model(const LessonOptions& o, const GPT& model) {
   }
   for (const std::string& heads : o.heads) {
     for (const std::string& c : characters_of("--heads", heads)) {
-      if (!tokenizer.find(c) || c == "\n" || c == "，" || c == "。") {
+      if (!can_head_a_line(tokenizer, c)) {
         throw BadOption("--heads " + heads + ": the head character '" + c +
                         "' cannot start a line (not in the vocabulary, or punctuation): "
                         "choose Tang-poem characters");
@@ -113,6 +113,10 @@ std::uint64_t parse_seed(const std::string& flag, const std::string& s) {
     throw BadOption(flag + " " + s + ": must be a whole number in [0, 2^64-1], in decimal digits");
   }
   return seed;
+}
+
+bool can_head_a_line(const Tokenizer& tokenizer, const std::string& character) {
+  return tokenizer.find(character) && character != "\n" && character != "，" && character != "。";
 }
 
 float temperature_or(const LessonOptions& options, float section_default) {

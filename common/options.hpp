@@ -50,6 +50,10 @@ void check_options_against_model(const LessonOptions& options, const GPT& model)
 // [0, 2^64-1] (no sign, no wrap-around, no octal "010"). Throws BadOption.
 std::uint64_t parse_seed(const std::string& flag, const std::string& text);
 
+// Whether `character` may start an acrostic line: the model knows it, and it is
+// not the newline or the punctuation that ends a line (，。).
+bool can_head_a_line(const Tokenizer& tokenizer, const std::string& character);
+
 // The temperature for a section: --temperature when given, else its own default.
 float temperature_or(const LessonOptions& options, float section_default);
 

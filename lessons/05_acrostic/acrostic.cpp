@@ -2,6 +2,7 @@
 
 #include "errors.hpp"
 #include "logit_mask.hpp"
+#include "options.hpp"
 #include "sampler.hpp"
 #include "utf8.hpp"
 
@@ -19,14 +20,13 @@ std::string write_acrostic(Predictor& predictor, const Tokenizer& tokenizer,
   std::vector<TokenId> context = tokenizer.encode("\n");
   const std::vector<std::string> head_characters = utf8_split(heads);
   for (std::size_t line = 0; line < head_characters.size(); ++line) {
-    const auto head = tokenizer.find(head_characters[line]);
-    const bool punctuation = head_characters[line] == "，" || head_characters[line] == "。";
-    if (!head || head_characters[line] == "\n" || punctuation) {
+    if (!can_head_a_line(tokenizer, head_characters[line])) {
       throw UserError("the head character '" + head_characters[line] +
                       "' cannot start a line (not in the vocabulary, or punctuation): choose "
                       "Tang-poem characters");
     }
-    context.push_back(*head);  // forced: the line starts with the head
+    context.push_back(
+        *tokenizer.find(head_characters[line]));  // forced: the line starts with the head
     write(predictor, context, pick, rng, chars_per_line - 1, /*stop_at_newline=*/false);
     context.push_back(tokenizer.encode(line % 2 == 0 ? "，" : "。")[0]);  // we add the punctuation
   }
