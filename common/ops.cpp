@@ -3,31 +3,74 @@
 
 #include <algorithm>
 #include <cmath>
+#include <experimental/simd>
 #include <vector>
 
 namespace tang::ops {
 
-// Not instrumented by the sanitizers (AddressSanitizer, UndefinedBehavior-
-// Sanitizer's checks on every pointer step): it reads exactly a[0..n) and
-// b[0..n), and nearly all the time of a forward pass is spent here. Its callers'
-// buffers are still checked in the sanitizer build, where the lessons would
-// otherwise run ten times slower.
-#if defined(__GNUC__)
-__attribute__((no_sanitize("address", "undefined")))
-#endif
-float dot(const float* a, const float* b, std::size_t n) {
-  constexpr std::size_t kLanes = 8;
-  float lane[kLanes] = {};
-  std::size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (std::size_t k = 0; k < kLanes; ++k) lane[k] += a[i + k] * b[i + k];
-  }
-  for (std::size_t k = 0; k < kLanes && i + k < n; ++k) lane[k] += a[i + k] * b[i + k];  // the rest
-  // pairwise: 8 -> 4 -> 2 -> 1
+// Eight floats side by side, for the eight lanes of dot() (see ops.hpp): + and
+// * work lane by lane, so lane k of a sum only ever meets lane k of the terms.
+// std::experimental::simd (the Parallelism TS, in GCC's standard library) makes
+// the compiler keep them in one vector register; a plain float[8] would live in
+// memory and every addition would wait for a store and a load.
+namespace stdx = std::experimental;
+using Lanes = stdx::fixed_size_simd<float, 8>;
+constexpr std::size_t kLanes = Lanes::size();
+
+// The end of one row's sum: the terms after the last full eight, then the
+// eight lanes pairwise (8 -> 4 -> 2 -> 1).
+float finish_dot(Lanes lanes, const float* row, const float* x, std::size_t i, std::size_t n) {
+  float lane[kLanes];
+  lanes.copy_to(lane, stdx::element_aligned);
+  for (std::size_t k = 0; i + k < n; ++k) lane[k] += row[i + k] * x[i + k];
   for (std::size_t width = kLanes / 2; width > 0; width /= 2) {
     for (std::size_t k = 0; k < width; ++k) lane[k] += lane[k + width];
   }
   return lane[0];
+}
+
+// The sanitizers (AddressSanitizer, UndefinedBehaviorSanitizer's checks on
+// every pointer step) skip dot() and dot4(): they read exactly n floats of each
+// row and of x, and nearly all the time of a forward pass is spent here. Their
+// callers' buffers are still checked in the sanitizer build, where the lessons
+// would otherwise run ten times slower.
+#if defined(__GNUC__)
+#define TANG_NOT_INSTRUMENTED __attribute__((no_sanitize("address", "undefined")))
+#else
+#define TANG_NOT_INSTRUMENTED
+#endif
+
+TANG_NOT_INSTRUMENTED float dot(const float* a, const float* b, std::size_t n) {
+  Lanes lanes = 0.0f;
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    lanes += Lanes(a + i, stdx::element_aligned) * Lanes(b + i, stdx::element_aligned);
+  return finish_dot(lanes, a, b, i, n);
+}
+
+// Four dot products against the same x: out[r] = row_r . x for the rows at
+// rows + r * stride. Each is formed exactly as dot() forms it, so the bits are
+// dot()'s; four at once only give the CPU four independent chains of additions
+// to work on instead of one, whose every addition waits for the one before.
+TANG_NOT_INSTRUMENTED void dot4(float* out, const float* rows, std::size_t stride, const float* x,
+                                std::size_t n) {
+  const float* row0 = rows;
+  const float* row1 = rows + stride;
+  const float* row2 = rows + 2 * stride;
+  const float* row3 = rows + 3 * stride;
+  Lanes lanes0 = 0.0f, lanes1 = 0.0f, lanes2 = 0.0f, lanes3 = 0.0f;
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    const Lanes xi(x + i, stdx::element_aligned);
+    lanes0 += Lanes(row0 + i, stdx::element_aligned) * xi;
+    lanes1 += Lanes(row1 + i, stdx::element_aligned) * xi;
+    lanes2 += Lanes(row2 + i, stdx::element_aligned) * xi;
+    lanes3 += Lanes(row3 + i, stdx::element_aligned) * xi;
+  }
+  out[0] = finish_dot(lanes0, row0, x, i, n);
+  out[1] = finish_dot(lanes1, row1, x, i, n);
+  out[2] = finish_dot(lanes2, row2, x, i, n);
+  out[3] = finish_dot(lanes3, row3, x, i, n);
 }
 
 void encoder_forward(float* out, const TokenId* tokens, const float* wte, const float* wpe,
@@ -63,12 +106,22 @@ void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, c
 
 void matmul_forward(float* out, const float* inp, const float* weight, const float* bias,
                     std::size_t N, std::size_t IC, std::size_t OC) {
-  // out[n][o] = w_o . x_n + b_o. Weight row o is read from memory once and
-  // then used for every position n while it sits in the cache.
-  for (std::size_t o = 0; o < OC; ++o) {
-    const float* w = weight + o * IC;  // (IC)
-    const float b = bias ? bias[o] : 0.0f;
-    for (std::size_t n = 0; n < N; ++n) out[n * OC + o] = dot(w, inp + n * IC, IC) + b;
+  // out[n][o] = w_o . x_n + b_o, four weight rows at a time. The rows are read
+  // from memory once and then used for every position n while in the cache.
+  std::size_t o = 0;
+  for (; o + 4 <= OC; o += 4) {
+    for (std::size_t n = 0; n < N; ++n)
+      dot4(out + n * OC + o, weight + o * IC, IC, inp + n * IC, IC);
+  }
+  for (; o < OC; ++o) {  // the last OC % 4 rows, one at a time
+    for (std::size_t n = 0; n < N; ++n) out[n * OC + o] = dot(weight + o * IC, inp + n * IC, IC);
+  }
+  // The bias in a pass of its own, once every sum is stored: adding it right
+  // after dot4 would read four floats just written one by one, which makes the
+  // CPU wait until the writes have landed.
+  if (bias == nullptr) return;
+  for (std::size_t n = 0; n < N; ++n) {
+    for (o = 0; o < OC; ++o) out[n * OC + o] += bias[o];
   }
 }
 
@@ -79,8 +132,13 @@ void attend(float* out, float* weights, const float* q, const float* keys, const
   for (std::size_t h = 0; h < NH; ++h) {
     float* w = weights + h * n;  // (n)
     // scores, then softmax (minus the largest score first, so exp cannot overflow)
-    for (std::size_t j = 0; j < n; ++j)
-      w[j] = dot(q + h * HS, keys + j * stride + h * HS, HS) * scale;
+    const float* qh = q + h * HS;     // (HS)
+    const float* kh = keys + h * HS;  // key j of this head at kh + j * stride
+    std::size_t j = 0;
+    for (; j + 4 <= n; j += 4)  // q . k_j for four keys at a time
+      dot4(w + j, kh + j * stride, stride, qh, HS);
+    for (; j < n; ++j) w[j] = dot(kh + j * stride, qh, HS);
+    for (j = 0; j < n; ++j) w[j] *= scale;
     const float max = *std::max_element(w, w + n);
     float sum = 0.0f;
     for (std::size_t j = 0; j < n; ++j) {
@@ -88,12 +146,22 @@ void attend(float* out, float* weights, const float* q, const float* keys, const
       sum += w[j];
     }
     for (std::size_t j = 0; j < n; ++j) w[j] /= sum;
-    // out_h = sum_j w_j v_j, position by position (each output adds in order j = 0, 1, ...)
-    float* o = out + h * HS;  // (HS)
-    std::fill(o, o + HS, 0.0f);
-    for (std::size_t j = 0; j < n; ++j) {
-      const float* v = values + j * stride + h * HS;
-      for (std::size_t i = 0; i < HS; ++i) o[i] += w[j] * v[i];
+    // out_h = sum_j w_j v_j: each output adds its terms in order j = 0, 1, ...,
+    // eight outputs at a time in one register (a sum kept in memory would wait
+    // for its own store at every j)
+    float* o = out + h * HS;            // (HS)
+    const float* vh = values + h * HS;  // value j of this head at vh + j * stride
+    std::size_t i = 0;
+    for (; i + kLanes <= HS; i += kLanes) {
+      Lanes sum = 0.0f;
+      for (std::size_t j = 0; j < n; ++j)
+        sum += w[j] * Lanes(vh + j * stride + i, stdx::element_aligned);
+      sum.copy_to(o + i, stdx::element_aligned);
+    }
+    for (; i < HS; ++i) {  // the rest, if HS is not a multiple of 8
+      float sum = 0.0f;
+      for (std::size_t j = 0; j < n; ++j) sum += w[j] * vh[j * stride + i];
+      o[i] = sum;
     }
   }
 }

@@ -15,13 +15,19 @@ void softmax_in_place(std::span<float> logits) {
                      std::array<std::size_t, 1>{logits.size()});
   const float max = *std::max_element(logits.begin(), logits.end());
   // exp(-inf) is 0: banned characters (top-k, masks) skip the call, which is
-  // slow for -inf and was most of a step's softmax after top-k
+  // slow for -inf, and the addition, which would add nothing. The total in a
+  // plain loop rather than xt::sum: its order of additions is then fixed (left
+  // to right) on every machine, and so is every probability.
   constexpr float kBanned = -std::numeric_limits<float>::infinity();
-  for (float& p : logits) p = p == kBanned ? 0.0f : std::exp(p - max);
-  // The total in a plain loop rather than xt::sum: its order of additions is
-  // then fixed (left to right) on every machine, and so is every probability.
   float total = 0.0f;
-  for (const float p : logits) total += p;
+  for (float& p : logits) {
+    if (p == kBanned) {
+      p = 0.0f;
+    } else {
+      p = std::exp(p - max);
+      total += p;
+    }
+  }
   z /= total;
 }
 

@@ -8,7 +8,10 @@ packages=(
   libxtensor-dev xtl-dev libopenblas-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libopencc-dev opencc
+  qemu-user
 )
+# qemu-user runs the lesson path on emulated CPUs (tests: other_cpus_logits,
+# scripts/check_other_cpus.sh).
 # Extra tools some optional steps use: --fuzz adds clang for the fuzzers (CI);
 # --extras adds those plus NumPy (golden tensors), gnuplot (charts) and PyTorch (the peer).
 fuzz=(clang libclang-rt-14-dev)

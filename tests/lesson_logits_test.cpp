@@ -9,12 +9,15 @@
 // and so write exactly the text the lesson READMEs show. Lesson 06's cache
 // (CachedPredictor) runs the same per-row arithmetic: the same bits again.
 //
-// Skipped when the model file is missing (not trained yet).
+// Skipped when the model file is missing (not trained yet). It first prints
+// the CPU it runs on (vendor, AVX2, FMA, AVX-512): scripts/check_other_cpus.sh
+// runs it on emulated CPUs and reads that line to know which one it got.
 
 #include "lesson_logits.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -31,6 +34,22 @@
 #include "tiny_golden.hpp"
 
 namespace {
+
+// Prints "cpu: vendor intel, avx2 1, fma 1, avx512f 0" before the tests run.
+class CpuReport : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    __builtin_cpu_init();
+    const char* vendor = __builtin_cpu_is("intel") ? "intel"
+                         : __builtin_cpu_is("amd") ? "amd"
+                                                   : "other";
+    std::printf("cpu: vendor %s, avx2 %d, fma %d, avx512f %d\n", vendor,
+                __builtin_cpu_supports("avx2") ? 1 : 0, __builtin_cpu_supports("fma") ? 1 : 0,
+                __builtin_cpu_supports("avx512f") ? 1 : 0);
+  }
+};
+[[maybe_unused]] ::testing::Environment* const cpu_report =
+    ::testing::AddGlobalTestEnvironment(new CpuReport);
 
 using tang::TokenId;
 using tang::testing::bit_difference;
