@@ -19,6 +19,7 @@
 
 #include "generate.hpp"
 #include "options.hpp"
+#include "trace.hpp"
 
 namespace tang {
 
@@ -27,6 +28,7 @@ struct LessonContext {
   const GPT& model;
   const LessonOptions& options;
   std::ostream& out;
+  StepTrace* trace = nullptr;  // set when --trace asks for every step
 };
 
 struct Section {
@@ -55,6 +57,10 @@ std::vector<TokenId> encode_prompt(const GPT& model, const std::string& text, st
 // written without a cache; the Rng starts from --seed, so every block of
 // poems begins from the same random numbers.
 void print_poems(LessonContext& context, const Picker& pick, std::size_t count);
+
+// The picker itself, or with --trace one that prints each step it takes as a
+// line (trace.hpp) before the poem is printed.
+Picker traced(LessonContext& context, Picker pick);
 
 // A temperature or p as a label: enough digits to tell it apart from its
 // neighbours (0.04 stays 0.04, 1e-06 stays 1e-06), at least one decimal (1.0).

@@ -33,6 +33,8 @@ void add_lesson_flags(CLI::App& app, LessonFlags& f) {
   app.add_option("--prompt", o.prompts, "prompt(s) for sections 1 and 4 (repeatable)");
   app.add_option("--heads", o.heads,
                  "acrostic head characters for section 5 (repeatable), e.g. 春眠不觉");
+  app.add_flag("--trace", o.trace,
+               "print every step of every poem: the top 5, what each filter removed, the coin");
   app.add_option("--length", o.length, "longest poem, in characters, in [1, 10000]")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{10000}));

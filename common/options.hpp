@@ -27,6 +27,7 @@ struct LessonOptions {
   std::vector<std::string> prompts;  // replace the prompts of sections 1 and 4
   std::vector<std::string> heads;    // replace the acrostic heads of section 5
   std::size_t length = 64;           // cap on characters per poem
+  bool trace = false;                // print every sampling step (trace.hpp)
 };
 
 // Declares the flags on `app`; call check_lesson_options() after app.parse().

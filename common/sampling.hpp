@@ -12,6 +12,8 @@
 
 namespace tang {
 
+class StepTrace;  // trace.hpp
+
 // p_i = exp(z_i - max) / sum_j exp(z_j - max), in place. Subtracting the
 // largest logit keeps exp from overflowing and does not change the result.
 // Logits of -infinity (banned characters, lesson 05) get probability 0.
@@ -19,9 +21,10 @@ void softmax_in_place(std::span<float> logits);
 
 // How lessons 03-06 sample (lessons/03_topk_topp/sampler.hpp).
 struct SamplingSettings {
-  float temperature = 1.0f;  // 0: greedy
-  std::size_t top_k = 0;     // 0: off
-  float top_p = 1.0f;        // 1: off
+  float temperature = 1.0f;    // 0: greedy
+  std::size_t top_k = 0;       // 0: off
+  float top_p = 1.0f;          // 1: off
+  StepTrace* trace = nullptr;  // --trace: the sampler reports each step here
 };
 
 // The index of the largest value (the first one on ties): "greedy" decoding.

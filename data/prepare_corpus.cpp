@@ -38,6 +38,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -230,13 +231,16 @@ std::vector<std::string> read_poems(const fs::path& file) {
 struct Summary {
   std::size_t poems_read = 0;
   std::size_t poems_kept = 0;
-  std::size_t characters = 0;   // code points written, newlines included
-  std::set<char32_t> distinct;  // distinct code points, newline included
+  std::size_t duplicates_dropped = 0;  // regular verse whose exact text came earlier
+  std::size_t characters = 0;          // code points written, newlines included
+  std::set<char32_t> distinct;         // distinct code points, newline included
 };
 
 void print_summary(const Summary& s, const fs::path& out) {
   std::cout << "poems read:          " << s.poems_read << "\n"
             << "poems kept:          " << s.poems_kept << "\n"
+            << "duplicates dropped:  " << s.duplicates_dropped
+            << " (exact copies of an earlier poem)\n"
             << "characters:          " << s.characters << " (newlines included)\n"
             << "distinct characters: " << s.distinct.size() << " (newline included)\n"
             << "written to:          " << out.string() << "\n";
@@ -248,12 +252,20 @@ int run(const Options& opt) {
 
   std::string output;
   Summary summary;
+  // The texts written so far: the collection has some poems twice (under two
+  // poets, or twice under one), and a poem in both the training and the
+  // held-out part would make the held-out loss a test of memory.
+  std::unordered_set<std::string> written;
   for (const auto& file : files) {
     for (const auto& traditional : read_poems(file)) {
       ++summary.poems_read;
       const std::string simplified = t2s.Convert(traditional);
       const auto poem = decode_utf8(simplified);
       if (!poem || !is_regular_verse(*poem)) continue;
+      if (!written.insert(simplified).second) {  // an exact copy: keep the first only
+        ++summary.duplicates_dropped;
+        continue;
+      }
       ++summary.poems_kept;
       summary.characters += poem->size() + 1;
       summary.distinct.insert(poem->begin(), poem->end());

@@ -265,12 +265,67 @@ TEST_F(Corpus, Sha256MatchesReadme) {
       << "data/tang_poems.txt changed; if on purpose, update data/README.md";
 }
 
-// The lessons and SPEC.md quote these numbers, so they are fixed here as well.
+// The lessons quote these numbers, so they are fixed here as well.
 TEST_F(Corpus, NumbersTheLessonsQuote) {
-  EXPECT_EQ(count_occurrences(text(), "\n"), 45390u);
-  EXPECT_EQ(count_occurrences(text(), "春风"), 992u);
-  EXPECT_EQ(count_occurrences(text(), "春风。"), 141u);
+  EXPECT_EQ(count_occurrences(text(), "\n"), 44717u);
+  EXPECT_EQ(count_occurrences(text(), "春风"), 969u);
+  EXPECT_EQ(count_occurrences(text(), "春风。"), 134u);
   EXPECT_NE(text().find("床前看月光，疑是地上霜。举头望山月，低头思故乡。\n"), std::string::npos);
+}
+
+std::vector<std::string> poems_of(const std::string& text) {
+  std::vector<std::string> poems;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) poems.push_back(line);
+  return poems;
+}
+
+TEST_F(Corpus, NoPoemTwice) {
+  const auto poems = poems_of(text());
+  std::map<std::string, std::size_t> first_line;  // poem -> its line number
+  std::size_t copies = 0;
+  for (std::size_t i = 0; i < poems.size(); ++i) {
+    const auto [it, is_new] = first_line.emplace(poems[i], i + 1);
+    if (!is_new && ++copies <= 5) {
+      ADD_FAILURE() << "line " << i + 1 << " repeats line " << it->second << ": " << poems[i];
+    }
+  }
+  EXPECT_EQ(copies, 0u);
+}
+
+// The trainer holds out the poems with index % 20 == 0 (lessons/00_train):
+// none of them may also be a training poem, or the held-out loss measures memory.
+TEST_F(Corpus, NoHeldOutPoemIsAlsoATrainingPoem) {
+  const auto poems = poems_of(text());
+  std::set<std::string> training;
+  for (std::size_t i = 0; i < poems.size(); ++i) {
+    if (i % 20 != 0) training.insert(poems[i]);
+  }
+  std::size_t leaked = 0;
+  for (std::size_t i = 0; i < poems.size(); i += 20) {
+    if (training.count(poems[i]) && ++leaked <= 5) {
+      ADD_FAILURE() << "held-out poem " << i << " is also in training: " << poems[i];
+    }
+  }
+  EXPECT_EQ(leaked, 0u);
+}
+
+TEST(PrepareCorpus, KeepsOnlyTheFirstCopyOfAPoem) {
+  const fs::path scratch =
+      fs::temp_directory_path() / ("tang_corpus_test_dup_" + std::to_string(::getpid()));
+  const fs::path dir = scratch / "package" / "dist" / "quantangshi";
+  fs::create_directories(dir);
+  // the same 五绝 twice (as two poets), with another poem between the copies
+  std::ofstream(dir / "poet.tang.0.json")
+      << R"([{"paragraphs": ["白日依山盡，黃河入海流。", "欲窮千里目，更上一層樓。"]},)"
+      << R"( {"paragraphs": ["春眠不覺曉，處處聞啼鳥。", "夜來風雨聲，花落知多少。"]},)"
+      << R"( {"paragraphs": ["白日依山盡，黃河入海流。", "欲窮千里目，更上一層樓。"]}])";
+  std::string message;
+  ASSERT_EQ(run_prepare_corpus(scratch / "package", scratch / "out.txt", message), 0) << message;
+  EXPECT_EQ(read_file(scratch / "out.txt"),
+            "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。\n"
+            "春眠不觉晓，处处闻啼鸟。夜来风雨声，花落知多少。\n");
+  fs::remove_all(scratch);
 }
 
 TEST(PrepareCorpus, MissingPackageIsAOneLineError) {

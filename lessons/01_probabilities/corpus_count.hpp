@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace tang {
 
@@ -14,5 +15,9 @@ struct FollowCount {
 // are immediately followed by `next`.
 FollowCount count_followers(const std::string& corpus_path, const std::string& text,
                             const std::string& next);
+
+// The poems the trainer holds out (every 20th, counting from 0: lesson 00),
+// each with its newline: poems the model never trained on.
+std::vector<std::string> held_out_poems(const std::string& corpus_path);
 
 }  // namespace tang

@@ -16,8 +16,12 @@ void show_temperatures(LessonContext& c) {
   for (float t : temperatures) {
     c.out << "  T = " << label(t) << (t == 0.0f ? " (greedy)" : "") << "\n";
     // every character drawn by exercise 02's function
-    const Picker draw = [t](std::span<float> logits, std::size_t, Rng& rng) {
-      return mine::sample_with_temperature(logits, t, rng.uniform());
+    const Picker draw = [t, &c](std::span<float> logits, std::size_t, Rng& rng) {
+      if (c.trace) c.trace->start(logits, t);
+      const float coin = rng.uniform();
+      const TokenId next = mine::sample_with_temperature(logits, t, coin);
+      if (c.trace) c.trace->drawn(t == 0.0f ? -1.0f : coin, next);
+      return next;
     };
     print_poems(c, draw, 3);
   }

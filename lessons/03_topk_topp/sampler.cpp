@@ -5,20 +5,37 @@
 
 #include "exercise/sample_with_temperature.hpp"  // exercise 02: sample_from
 #include "exercise/top_p.hpp"                    // exercise 03: top_p_filter
+#include "lesson.hpp"                            // label
 #include "top_k.hpp"
+#include "trace.hpp"
 
 namespace tang {
 
 TokenId sample_next(std::span<float> logits, const SamplingSettings& s, Rng& rng) {
-  if (s.temperature == 0.0f) return argmax(logits);
+  StepTrace* trace = s.trace;  // --trace: report each stage (null: not asked)
+  if (trace && !trace->started()) trace->start(logits, s.temperature);
+  if (s.temperature == 0.0f) {
+    const TokenId best = argmax(logits);
+    if (trace) trace->drawn(-1.0f, best);
+    return best;
+  }
   auto z = xt::adapt(logits.data(), logits.size(), xt::no_ownership(),
                      std::array<std::size_t, 1>{logits.size()});
   const float max = xt::amax(z)();
   z = (z - max) / s.temperature;  // minus the largest first: no overflow for any T > 0
-  top_k_filter(logits, s.top_k);
+  if (s.top_k > 0) {
+    top_k_filter(logits, s.top_k);
+    if (trace) trace->filtered_logits("top-k " + std::to_string(s.top_k), logits);
+  }
   softmax_in_place(logits);
-  if (s.top_p < 1.0f) mine::top_p_filter(logits, s.top_p);  // 1 = off
-  return mine::sample_from(logits, rng.uniform());
+  if (s.top_p < 1.0f) {  // 1 = off
+    mine::top_p_filter(logits, s.top_p);
+    if (trace) trace->filtered_probabilities("top-p " + label(s.top_p), logits);
+  }
+  const float coin = rng.uniform();
+  const TokenId next = mine::sample_from(logits, coin);
+  if (trace) trace->drawn(coin, next);
+  return next;
 }
 
 Picker sampling_picker(const SamplingSettings& settings) {

@@ -4,6 +4,7 @@
 #include "logit_mask.hpp"
 #include "options.hpp"
 #include "sampler.hpp"
+#include "trace.hpp"
 #include "utf8.hpp"
 
 namespace tang {
@@ -13,9 +14,15 @@ std::string write_acrostic(Predictor& predictor, const Tokenizer& tokenizer,
                            const SamplingSettings& settings, Rng& rng) {
   if (chars_per_line < 1) throw UserError("an acrostic line needs at least one character");
   const LogitMask inside_line = inside_line_mask(tokenizer);
+  StepTrace* trace = settings.trace;  // --trace (null: not asked)
+  std::size_t step = 0;
   const Picker pick = [&](std::span<float> logits, std::size_t, Rng& r) {
+    if (trace) trace->start(logits, settings.temperature);
     inside_line.apply(logits);  // constraints first, then the usual sampling step
-    return sample_next(logits, settings, r);
+    if (trace) trace->filtered_logits("mask", logits);
+    const TokenId next = sample_next(logits, settings, r);
+    if (trace) trace->finish(++step);
+    return next;
   };
   std::vector<TokenId> context = tokenizer.encode("\n");
   const std::vector<std::string> head_characters = utf8_split(heads);

@@ -13,7 +13,8 @@ namespace tang {
 namespace {
 
 void show_acrostics(LessonContext& c) {
-  const SamplingSettings settings = writing_settings(c.options);
+  SamplingSettings settings = writing_settings(c.options);
+  settings.trace = c.trace;  // --trace: the pickers below print every step
   c.out
       << "We choose each line's first character; inside a line \"，\", \"。\" and the newline are "
          "banned (logit = -inf), and we add the punctuation ourselves:\n";

@@ -5,6 +5,7 @@
 
 #include "lesson.hpp"
 #include "sampler.hpp"
+#include "trace.hpp"
 
 namespace tang {
 
@@ -12,10 +13,15 @@ std::vector<TokenId> write_under_masks(Predictor& predictor, const Tokenizer& to
                                        const MaskForPosition& mask_for,
                                        const SamplingSettings& settings, Rng& rng,
                                        std::size_t max_chars) {
+  StepTrace* trace = settings.trace;  // --trace (null: not asked)
   const Picker pick = [&](std::span<float> logits, std::size_t written, Rng& r) {
     const LogitMask mask = mask_for(written + 1);  // for the character about to be drawn
-    mask.apply(logits);                            // the constraint first, then the usual step
-    return sample_next(logits, settings, r);
+    if (trace) trace->start(logits, settings.temperature);
+    mask.apply(logits);  // the constraint first, then the usual step
+    if (trace) trace->filtered_logits("mask", logits);
+    const TokenId next = sample_next(logits, settings, r);
+    if (trace) trace->finish(written + 1);
+    return next;
   };
   std::vector<TokenId> context = tokenizer.encode("\n");
   return write(predictor, context, pick, rng, max_chars, /*stop_at_newline=*/true);
