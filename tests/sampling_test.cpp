@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "acrostic.hpp"
+#include "distribution.hpp"
 #include "errors.hpp"
 #include "exercise/sample_with_temperature.hpp"
 #include "exercise/top_p.hpp"
@@ -620,6 +621,36 @@ TEST_F(TinyLessonModel, EncodePromptRejectsEmptyAndUnknown) {
 TEST(Printable, ShowsTheNewlineAsASymbol) {
   EXPECT_EQ(tang::printable("\n"), "⏎");
   EXPECT_EQ(tang::printable("春"), "春");
+}
+
+// --- lesson 02's spread of a distribution ------------------------------------
+
+TEST(Spread, UniformOverFour) {
+  const std::vector<float> p = {0.25f, 0.25f, 0.25f, 0.25f};
+  const tang::Spread s = tang::spread_of(p);
+  EXPECT_NEAR(s.entropy, std::log(4.0), 1e-12);
+  EXPECT_NEAR(s.choices, 4.0, 1e-9);
+  EXPECT_NEAR(s.top20, 1.0, 1e-12);
+  EXPECT_EQ(s.nucleus, 4u);  // 0.25, 0.5, 0.75 are short of 0.9
+}
+
+TEST(Spread, OneCharacterHasItAll) {
+  std::vector<float> p(100, 0.0f);
+  p[37] = 1.0f;
+  const tang::Spread s = tang::spread_of(p);
+  EXPECT_EQ(s.entropy, 0.0);
+  EXPECT_EQ(s.choices, 1.0);
+  EXPECT_EQ(s.nucleus, 1u);
+}
+
+TEST(Spread, NucleusAndTopTwentyOfALongTail) {
+  // 0.5, 0.3, then 30 characters of 0.006: 0.8 + 16 x 0.006 = 0.896 is still short
+  // of 0.9, so the 17th of them is in; after it 0.902 is not short any more
+  std::vector<float> p = {0.5f, 0.3f};
+  p.insert(p.end(), 30, 0.006f);
+  const tang::Spread s = tang::spread_of(p);
+  EXPECT_EQ(s.nucleus, 19u);
+  EXPECT_NEAR(s.top20, 0.8 + 18 * 0.006, 1e-6);
 }
 
 }  // namespace
