@@ -10,7 +10,8 @@ std::size_t CacheLayout::bytes_per_position() const {
 }
 
 CacheLayout layout_of(const GPTConfig& c) {
-  return {"this course's GPT", "multi-head", c.n_layer, c.n_head, c.head_size(), 0, 0, sizeof(float)};
+  return {"this course's GPT", "multi-head", c.n_layer, c.n_head, c.head_size(), 0, 0,
+          sizeof(float)};
 }
 
 std::vector<CacheLayout> published_layouts() {

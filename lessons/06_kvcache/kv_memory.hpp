@@ -19,10 +19,10 @@ struct CacheLayout {
   std::string model;      // e.g. "Llama 3 8B"
   std::string attention;  // "multi-head", "grouped-query (8 kv heads)", "latent (MLA)"
   std::size_t layers = 0;
-  std::size_t kv_heads = 0;        // MHA / GQA
-  std::size_t head_dim = 0;        // MHA / GQA
-  std::size_t latent_dim = 0;      // MLA: compressed k/v width
-  std::size_t rope_dim = 0;        // MLA: decoupled rotary key width
+  std::size_t kv_heads = 0;         // MHA / GQA
+  std::size_t head_dim = 0;         // MHA / GQA
+  std::size_t latent_dim = 0;       // MLA: compressed k/v width
+  std::size_t rope_dim = 0;         // MLA: decoupled rotary key width
   std::size_t bytes_per_value = 2;  // fp16/bf16 for served models, 4 for our float32
 
   std::size_t bytes_per_position() const;

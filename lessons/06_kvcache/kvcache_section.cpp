@@ -2,8 +2,10 @@
 
 #include <cstdio>
 #include <ostream>
+#include <vector>
 
 #include "cache_timing.hpp"
+#include "cost_model.hpp"
 #include "exercise/block512_timing.hpp"  // exercise 06b
 #include "kv_memory.hpp"
 #include "sampler.hpp"
@@ -35,11 +37,36 @@ void show_kv_cache(LessonContext& c) {
   // 2. Speed: without the cache, character n re-reads all n-1 before it.
   c.out
       << "\n  characters   without cache   with cache   speed-up   (median of 5 runs, 1 thread)\n";
-  for (std::size_t length : {32, 64, 120}) {
+  const std::vector<std::size_t> lengths = {32, 64, 120};
+  std::vector<double> measured;
+  for (std::size_t length : lengths) {
     const double slow = median_of(5, model, false, length, settings, c.options.seed).milliseconds;
     const double fast = median_of(5, model, true, length, settings, c.options.seed).milliseconds;
     std::snprintf(line, sizeof line, "  %10zu   %10.2f ms   %7.2f ms   %7.1fx\n", length, slow,
                   fast, slow / fast);
+    c.out << line;
+    measured.push_back(slow / fast);
+  }
+
+  // 2b. Why not n/2 times faster? A step's cost is not its number of positions
+  // (cost_model.hpp): reading the weights is paid once per step, however many.
+  const StepCosts costs = measure_step_costs(model, model.config().block_size, 9);
+  c.out << "\n  Why these speed-ups? A step over k positions costs about t1 + (k - 1) x b:\n";
+  std::snprintf(
+      line, sizeof line,
+      "    t1 = %.3f ms  one position: every weight read once, the output layer, the draw\n"
+      "    b  = %.3f ms  each more position in the same window: arithmetic only\n",
+      costs.t1_ms, costs.b_ms);
+  c.out << line;
+  c.out << "  characters   positions without / with   predicted   measured\n";
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    const std::size_t n = lengths[i];
+    const std::size_t without_positions = positions_without_cache(n);
+    std::snprintf(
+        line, sizeof line, "  %10zu   %8zu / %-4zu = %5.1fx    %7.1fx   %7.1fx\n", n,
+        without_positions, positions_with_cache(n),
+        static_cast<double>(without_positions) / static_cast<double>(positions_with_cache(n)),
+        predicted_speedup(n, costs, model.config().block_size), measured[i]);
     c.out << line;
   }
 

@@ -1,0 +1,64 @@
+#include "cost_model.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "generate.hpp"
+#include "rng.hpp"
+#include "sampler.hpp"
+
+namespace tang {
+
+namespace {
+
+// Median milliseconds of `runs` calls of forward over `positions` tokens plus one draw.
+double step_ms(const GPT& model, std::size_t positions, std::size_t runs) {
+  Recompute predictor(model);
+  const std::vector<TokenId> window(positions, 1);  // any characters: the cost is the same
+  std::vector<float> logits;
+  Rng rng(1);
+  const SamplingSettings settings{0.8f, 20, 1.0f};  // lesson 06's settings
+  std::vector<double> times;
+  for (std::size_t r = 0; r < runs; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto scores = predictor.next_logits(window);
+    logits.assign(scores.begin(), scores.end());
+    sample_next(logits, settings, rng);
+    times.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
+  }
+  std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(runs / 2),
+                   times.end());
+  return times[runs / 2];
+}
+
+}  // namespace
+
+StepCosts measure_step_costs(const GPT& model, std::size_t window, std::size_t runs) {
+  StepCosts c;
+  c.t1_ms = step_ms(model, 1, runs);
+  const double tk = step_ms(model, window, runs);
+  c.b_ms = (tk - c.t1_ms) / static_cast<double>(window - 1);
+  return c;
+}
+
+std::size_t positions_without_cache(std::size_t n) {
+  return n * (n + 1) / 2;
+}
+
+std::size_t positions_with_cache(std::size_t n) {
+  return n;
+}
+
+double predicted_speedup(std::size_t n, const StepCosts& costs, std::size_t block_size) {
+  double without = 0.0;
+  for (std::size_t i = 1; i <= n; ++i) {
+    const std::size_t k = std::min(i, block_size);  // the window slides past the context
+    without += costs.t1_ms + static_cast<double>(k - 1) * costs.b_ms;
+  }
+  return without / (static_cast<double>(n) * costs.t1_ms);
+}
+
+}  // namespace tang
