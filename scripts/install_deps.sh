@@ -13,9 +13,10 @@ packages=(
 # qemu-user runs the lesson path on emulated CPUs (tests: other_cpus_logits,
 # scripts/check_other_cpus.sh).
 # Extra tools some optional steps use: --fuzz adds clang for the fuzzers (CI);
-# --extras adds those plus NumPy (golden tensors), gnuplot (charts) and PyTorch (the peer).
+# --extras adds those plus NumPy (golden tensors), gnuplot and a Chinese font (charts)
+# and PyTorch (the peer).
 fuzz=(clang libclang-rt-14-dev)
-extras=("${fuzz[@]}" python3-numpy gnuplot-nox python3-torch)
+extras=("${fuzz[@]}" python3-numpy gnuplot-nox fonts-wqy-microhei python3-torch)
 if [[ "${1:-}" == "--fuzz" ]]; then packages+=("${fuzz[@]}"); fi
 if [[ "${1:-}" == "--extras" ]]; then packages+=("${extras[@]}"); fi
 
