@@ -2,7 +2,7 @@
 //
 // On the V logits after a prompt, at T = 1.5 (the lesson's setting), plain (what the lessons
 // run) against tuned (common/fast/top_k_top_p.hpp), the same results:
-//   lesson03/top_k/plain          lesson 03's top_k_filter, k = 20: nth_element on a copy
+//   lesson03/top_k/plain          lesson 03's top_k_filter, k = 20: partial_sort_copy into k slots
 //   lesson03/top_k/tuned          fast::top_k_filter: one pass with a 20-element heap
 //   lesson03/top_p/plain          exercise 03's solution, p = 0.9: sort all V ids, running sum
 //   lesson03/top_p/tuned          fast::top_p_filter: drop what cannot be in the nucleus

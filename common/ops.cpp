@@ -8,39 +8,29 @@
 
 namespace tang::ops {
 
-// Eight floats side by side, for the eight lanes of dot() (see ops.hpp): + and
-// * work lane by lane, so lane k of a sum only ever meets lane k of the terms.
-// std::experimental::simd (the Parallelism TS, in GCC's standard library) makes
-// the compiler keep them in one vector register; a plain float[8] would live in
-// memory and every addition would wait for a store and a load.
+// Eight floats side by side, the eight lanes of dot() (ops.hpp): + and * work
+// lane by lane. std::experimental::simd keeps them in one vector register; a
+// float[8] would sit in memory, and each addition wait for a store and a load.
 namespace stdx = std::experimental;
 using Lanes = stdx::fixed_size_simd<float, 8>;
 constexpr std::size_t kLanes = Lanes::size();
 
-// The end of one row's sum: the terms after the last full eight, then the
-// eight lanes pairwise (8 -> 4 -> 2 -> 1).
+// The end of one sum: the terms after the last full eight, then the lanes pairwise.
 float finish_dot(Lanes lanes, const float* row, const float* x, std::size_t i, std::size_t n) {
   float lane[kLanes];
   lanes.copy_to(lane, stdx::element_aligned);
   for (std::size_t k = 0; i + k < n; ++k) lane[k] += row[i + k] * x[i + k];
-  for (std::size_t width = kLanes / 2; width > 0; width /= 2) {
+  for (std::size_t width = kLanes / 2; width > 0; width /= 2) {  // 8 -> 4 -> 2 -> 1
     for (std::size_t k = 0; k < width; ++k) lane[k] += lane[k + width];
   }
   return lane[0];
 }
 
-// The sanitizers (AddressSanitizer, UndefinedBehaviorSanitizer's checks on
-// every pointer step) skip dot() and dot4(): they read exactly n floats of each
-// row and of x, and nearly all the time of a forward pass is spent here. Their
-// callers' buffers are still checked in the sanitizer build, where the lessons
-// would otherwise run ten times slower.
-#if defined(__GNUC__)
-#define TANG_NOT_INSTRUMENTED __attribute__((no_sanitize("address", "undefined")))
-#else
-#define TANG_NOT_INSTRUMENTED
-#endif
-
-TANG_NOT_INSTRUMENTED float dot(const float* a, const float* b, std::size_t n) {
+// dot() and dot4() read exactly n floats of each row and of x, and most of a
+// forward pass is spent in them: the sanitizer build leaves them uninstrumented
+// (the lessons would run ten times slower) and checks their callers' buffers.
+__attribute__((no_sanitize("address", "undefined"))) float dot(const float* a, const float* b,
+                                                               std::size_t n) {
   Lanes lanes = 0.0f;
   std::size_t i = 0;
   for (; i + kLanes <= n; i += kLanes)
@@ -48,16 +38,14 @@ TANG_NOT_INSTRUMENTED float dot(const float* a, const float* b, std::size_t n) {
   return finish_dot(lanes, a, b, i, n);
 }
 
-// Four dot products against the same x: out[r] = row_r . x for the rows at
-// rows + r * stride. Each is formed exactly as dot() forms it, so the bits are
-// dot()'s; four at once only give the CPU four independent chains of additions
-// to work on instead of one, whose every addition waits for the one before.
-TANG_NOT_INSTRUMENTED void dot4(float* out, const float* rows, std::size_t stride, const float* x,
-                                std::size_t n) {
-  const float* row0 = rows;
-  const float* row1 = rows + stride;
-  const float* row2 = rows + 2 * stride;
-  const float* row3 = rows + 3 * stride;
+// out[r] = row_r . x for the four rows at rows + r * stride, each summed exactly
+// as dot() sums it (the same bits): four independent chains of additions for
+// the CPU to overlap, where one chain waits for each addition before the next.
+__attribute__((no_sanitize("address", "undefined"))) void dot4(float* out, const float* rows,
+                                                               std::size_t stride, const float* x,
+                                                               std::size_t n) {
+  const float *row0 = rows, *row1 = rows + stride, *row2 = rows + 2 * stride,
+              *row3 = rows + 3 * stride;
   Lanes lanes0 = 0.0f, lanes1 = 0.0f, lanes2 = 0.0f, lanes3 = 0.0f;
   std::size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
@@ -106,8 +94,8 @@ void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, c
 
 void matmul_forward(float* out, const float* inp, const float* weight, const float* bias,
                     std::size_t N, std::size_t IC, std::size_t OC) {
-  // out[n][o] = w_o . x_n + b_o, four weight rows at a time. The rows are read
-  // from memory once and then used for every position n while in the cache.
+  // out[n][o] = w_o . x_n + b_o, four weight rows at a time, each used for
+  // every position n while it is in the cache.
   std::size_t o = 0;
   for (; o + 4 <= OC; o += 4) {
     for (std::size_t n = 0; n < N; ++n)
@@ -116,10 +104,7 @@ void matmul_forward(float* out, const float* inp, const float* weight, const flo
   for (; o < OC; ++o) {  // the last OC % 4 rows, one at a time
     for (std::size_t n = 0; n < N; ++n) out[n * OC + o] = dot(weight + o * IC, inp + n * IC, IC);
   }
-  // The bias in a pass of its own, once every sum is stored: adding it right
-  // after dot4 would read four floats just written one by one, which makes the
-  // CPU wait until the writes have landed.
-  if (bias == nullptr) return;
+  if (bias == nullptr) return;  // added last: right after dot4, the CPU would wait for its writes
   for (std::size_t n = 0; n < N; ++n) {
     for (o = 0; o < OC; ++o) out[n * OC + o] += bias[o];
   }
@@ -146,9 +131,7 @@ void attend(float* out, float* weights, const float* q, const float* keys, const
       sum += w[j];
     }
     for (std::size_t j = 0; j < n; ++j) w[j] /= sum;
-    // out_h = sum_j w_j v_j: each output adds its terms in order j = 0, 1, ...,
-    // eight outputs at a time in one register (a sum kept in memory would wait
-    // for its own store at every j)
+    // out_h = sum_j w_j v_j, adding in order j = 0, 1, ..., eight outputs at a time in a register
     float* o = out + h * HS;            // (HS)
     const float* vh = values + h * HS;  // value j of this head at vh + j * stride
     std::size_t i = 0;
@@ -193,27 +176,6 @@ void gelu_forward(float* out, const float* inp, std::size_t n) {
 
 void residual_forward(float* out, const float* a, const float* b, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
-}
-
-float crossentropy_forward(float* losses, float* probs, const float* logits, const TokenId* targets,
-                           std::size_t N, std::size_t V) {
-  double total = 0.0;
-  for (std::size_t n = 0; n < N; ++n) {
-    const float* z = logits + n * V;
-    float* p = probs + n * V;
-    const float max = *std::max_element(z, z + V);
-    const float target_logit = z[static_cast<std::size_t>(targets[n])];  // before p overwrites z
-    float sum = 0.0f;
-    for (std::size_t i = 0; i < V; ++i) {
-      p[i] = std::exp(z[i] - max);
-      sum += p[i];
-    }
-    for (std::size_t i = 0; i < V; ++i) p[i] /= sum;
-    // -log p[target] = log(sum) - (z[target] - max), without taking the log of a tiny p
-    losses[n] = std::log(sum) - (target_logit - max);
-    total += losses[n];
-  }
-  return static_cast<float>(total / static_cast<double>(N));
 }
 
 }  // namespace tang::ops

@@ -8,7 +8,8 @@
 // The forward halves (ops.cpp) are what every lesson runs. They are written so
 // that each sum adds its terms in an order fixed by the code, never by the
 // CPU: the same text comes out on every x86-64 machine (see dot() below).
-// The backward halves (ops_backward.cpp) are the trainer's; they ACCUMULATE
+// The loss, both halves, is ops_loss.cpp. The backward halves (ops_backward.cpp)
+// are the trainer's; they ACCUMULATE
 // into their gradient outputs (+=), so the trainer zeroes gradients first.
 // Faster versions of the heavy ones live under the hood, in common/fast/.
 #pragma once

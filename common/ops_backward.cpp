@@ -68,15 +68,4 @@ void residual_backward(float* da, float* db, const float* dout, std::size_t n) {
   }
 }
 
-void crossentropy_backward(float* dlogits, const float* probs, const TokenId* targets,
-                           std::size_t N, std::size_t V) {
-  const float inv_n = 1.0f / static_cast<float>(N);
-  for (std::size_t n = 0; n < N; ++n) {
-    const float* p = probs + n * V;
-    float* d = dlogits + n * V;
-    for (std::size_t i = 0; i < V; ++i) d[i] = p[i] * inv_n;
-    d[static_cast<std::size_t>(targets[n])] -= inv_n;
-  }
-}
-
 }  // namespace tang::ops
