@@ -44,21 +44,4 @@ StepCosts measure_step_costs(const GPT& model, std::size_t window, std::size_t r
   return c;
 }
 
-std::size_t positions_without_cache(std::size_t n) {
-  return n * (n + 1) / 2;
-}
-
-std::size_t positions_with_cache(std::size_t n) {
-  return n;
-}
-
-double predicted_speedup(std::size_t n, const StepCosts& costs, std::size_t block_size) {
-  double without = 0.0;
-  for (std::size_t i = 1; i <= n; ++i) {
-    const std::size_t k = std::min(i, block_size);  // the window slides past the context
-    without += costs.t1_ms + static_cast<double>(k - 1) * costs.b_ms;
-  }
-  return without / (static_cast<double>(n) * costs.t1_ms);
-}
-
 }  // namespace tang

@@ -14,7 +14,8 @@
 //
 //   t(k) = t1 + (k - 1) * b     t1: a one-position step, b: one more position
 //
-// and the speed-up is  sum_i t(i) / (n * t1) = 1 + (b / t1) * (n - 1) / 2.
+// and the speed-up is  sum_i t(i) / (n * t1) = 1 + (b / t1) * (n - 1) / 2
+// (exercise 06c computes it).
 #pragma once
 
 #include <cstddef>
@@ -33,12 +34,7 @@ struct StepCosts {
 // draw (softmax and sampling), which every step pays once.
 StepCosts measure_step_costs(const GPT& model, std::size_t window, std::size_t runs);
 
-// Positions run through the model to write n characters after a newline.
-std::size_t positions_without_cache(std::size_t n);  // n (n + 1) / 2 (within the context)
-std::size_t positions_with_cache(std::size_t n);     // n
-
-// The cost model's speed-up of the cache for n characters:
-// sum over steps of t1 + (k_i - 1) b, divided by n t1.
-double predicted_speedup(std::size_t n, const StepCosts& costs, std::size_t block_size);
+// The arithmetic of the model (positions, the predicted speed-up) is exercise
+// 06c: exercise/cost_model.hpp.
 
 }  // namespace tang
