@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Keeps the lesson pages in step with the programs and the code they quote.
 
-Fills four kinds of marked blocks in lessons/*/README.md and docs/README.md:
+Fills five kinds of marked blocks in lessons/*/README.md and docs/README.md:
 
   <!-- output:section-N --> ... <!-- /output -->
       section N of what build/release/lessons/06_kvcache/lesson_06_kvcache prints
@@ -14,6 +14,11 @@ Fills four kinds of marked blocks in lessons/*/README.md and docs/README.md:
       forward_with_cache(), as a diff: what the KV cache adds
   <!-- reading-path --> ... <!-- /reading-path -->
       the table of files (and their line counts) to read for each lesson
+  <!-- measure:settings --> ... <!-- /measure -->
+      the table of build/release/lessons/03_topk_topp/measure_settings --markdown
+      (100 poems per setting; it runs a minute or two, and only when a page has the
+      block), the rows that page talks about: lesson 02 the temperatures, lesson 03
+      T = 1.5 and its filters, both the real poems
 
     python3 scripts/update_lesson_readmes.py [path/to/lesson_06_kvcache]
 """
@@ -100,6 +105,29 @@ def fill_reading_path(match):
     return "<!-- reading-path -->\n" + "\n".join(rows) + "\n<!-- /reading-path -->"
 
 
+measure_binary = root / "build/release/lessons/03_topk_topp/measure_settings"
+measured = []  # its Markdown lines, once a page asks for them
+
+# The rows of the table each page shows, by the setting in the first cell.
+MEASURE_ROWS = {
+    "02_temperature": lambda setting: "top-" not in setting,
+    "03_topk_topp": lambda setting: setting.startswith(("T 1.5", "corpus")),
+}
+
+
+def fill_measure(page):
+    keep = MEASURE_ROWS.get(page.parent.name, lambda setting: True)
+
+    def fill(match):
+        if not measured:
+            measured.extend(subprocess.run([str(measure_binary), "--markdown"], check=True,
+                                           capture_output=True, text=True).stdout.splitlines())
+        header, rows = measured[:2], measured[2:]
+        body = "\n".join(header + [r for r in rows if keep(r.split("|")[1].strip())])
+        return f"<!-- measure:settings -->\n{body}\n<!-- /measure -->"
+    return fill
+
+
 pages = sorted(root.glob("lessons/0[0-9]_*/README.md")) + [root / "docs/README.md"]
 for page in pages:
     text = page.read_text()
@@ -107,6 +135,7 @@ for page in pages:
     new = re.sub(r"<!-- excerpt:([^:]+):(.+?) -->.*?<!-- /excerpt -->", fill_excerpt, new, flags=re.S)
     new = re.sub(r"<!-- diff:kv_cache -->.*?<!-- /diff -->", fill_diff, new, flags=re.S)
     new = re.sub(r"<!-- reading-path -->.*?<!-- /reading-path -->", fill_reading_path, new, flags=re.S)
+    new = re.sub(r"<!-- measure:settings -->.*?<!-- /measure -->", fill_measure(page), new, flags=re.S)
     if new != text:
         page.write_text(new)
         print(f"updated {page.relative_to(root)}")

@@ -282,9 +282,43 @@ TEST(Lessons, TraceAddsStepLinesAndKeepsTheText) {
   EXPECT_NE(five.out.find("| mask removed 3 ("), std::string::npos) << five.out;  // ，。⏎
   const Outcome three = run_lesson(kLessons[2], {"--length", "12", "--trace"});
   EXPECT_NE(three.out.find("| top-p 0.9 removed "), std::string::npos) << three.out;
+  EXPECT_NE(three.out.find("| min-p 0.05 removed "), std::string::npos) << three.out;
   const Outcome greedy =
       run_lesson(kLessons[1], {"--length", "4", "--trace", "--temperature", "0"});
   EXPECT_NE(greedy.out.find("| greedy -> "), std::string::npos) << greedy.out;
+}
+
+// Section 3: three blocks at T = 1.5, each a header and three poems: top-k, top-p
+// (exercise 03), and the repetition penalty with min-p (exercise 03b).
+TEST(Lessons, SectionThreeWritesThreeBlocksOfThreePoems) {
+  REQUIRE_MODEL();
+  const Outcome r = run_lesson(kLessons[2]);
+  ASSERT_EQ(r.status, 0) << describe(r);
+  const auto sections = sections_of(r.out);
+  ASSERT_EQ(sections.size(), 3u);
+  const auto& three = sections[2].lines;
+  std::string text;
+  for (const std::string& line : three) text += line + "\n";
+  const std::vector<std::string> headers = {
+      "  T = 1.5, only the 20 most likely characters (top-k = 20):",
+      "  T = 1.5, the smallest set reaching p = 0.9 (top-p, exercise 03):",
+      "  T = 1.5, repetition penalty 1.1 over the last 64 characters, then min-p 0.05 (exercise "
+      "03b):"};
+  ASSERT_EQ(three.size(), 4 * headers.size()) << "each header followed by three poems:\n" << text;
+  for (std::size_t b = 0; b < headers.size(); ++b) {
+    EXPECT_EQ(three[4 * b], headers[b]) << text;
+    for (std::size_t k = 1; k <= 3; ++k) {
+      const std::string& poem = three[4 * b + k];
+      EXPECT_TRUE(poem.size() > 4 && poem.rfind("    ", 0) == 0 && poem[4] != ' ')
+          << "block " << b + 1 << ", poem " << k << " is one indented line: " << poem;
+    }
+  }
+  // The same coins, other filters: the third block writes its own poems.
+  for (std::size_t k = 1; k <= 3; ++k) {
+    EXPECT_NE(three[8 + k], three[k]) << "the exercise 03b block repeats the top-k block\n" << text;
+    EXPECT_NE(three[8 + k], three[4 + k]) << "the exercise 03b block repeats the top-p block\n"
+                                          << text;
+  }
 }
 
 TEST(Lessons, SectionFiveWritesAcrosticsAndThreeQiyanJueju) {

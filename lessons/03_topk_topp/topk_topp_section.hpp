@@ -5,7 +5,8 @@
 
 namespace tang {
 
-// T = 1.5 with top-k = 20, then top-p = 0.9 at T = 1.5: three poems each.
+// At T = 1.5: top-k = 20, then top-p = 0.9, then a repetition penalty of 1.1
+// with min-p 0.05 (exercise 03b): three poems each.
 Section topk_topp_section();
 
 }  // namespace tang

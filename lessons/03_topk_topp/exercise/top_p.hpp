@@ -5,7 +5,7 @@
 // (solution/top_p.cpp), the `learner` preset YOUR file exercise/top_p.cpp,
 // whose comment says exactly what it must do. Check yours with
 //   cmake --preset learner && cmake --build --preset learner
-//   ctest --preset learner -L exercise_03
+//   ctest --preset learner -L '^exercise_03$'
 //   build/learner/lessons/03_topk_topp/lesson_03_topk_topp
 #pragma once
 
