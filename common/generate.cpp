@@ -1,6 +1,7 @@
 #include "generate.hpp"
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "errors.hpp"
@@ -18,13 +19,15 @@ std::span<const float> Recompute::next_logits(std::span<const TokenId> context) 
 }
 
 std::span<const float> require_finite(std::span<const float> logits) {
-  for (const float z : logits) {
-    if (!std::isfinite(z)) {
-      throw UserError(
-          "the model computed a logit that is not a finite number (inf or NaN): its weights are "
-          "too large to compute with; use a checkpoint written by lesson_00_train (or the shipped "
-          "one)");
-    }
+  // |z| <= the largest float is false for inf and NaN alike; counting in one
+  // pass without a branch per logit lets the compiler check eight at a time.
+  std::size_t not_finite = 0;
+  for (const float z : logits) not_finite += !(std::fabs(z) <= std::numeric_limits<float>::max());
+  if (not_finite > 0) {
+    throw UserError(
+        "the model computed a logit that is not a finite number (inf or NaN): its weights are "
+        "too large to compute with; use a checkpoint written by lesson_00_train (or the shipped "
+        "one)");
   }
   return logits;
 }
