@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "exercise/top_p.hpp"
+#include "random_distributions.hpp"
 #include "rng.hpp"
 #include "sampling.hpp"
 
@@ -233,18 +234,8 @@ TEST(Exercise03, AFlatDistributionKeepsTheSmallestIds) {
 TEST(Exercise03, SameBitsAsTheExercisesTextOnRandomDistributions) {
   tang::Rng rng(3);
   for (int trial = 0; trial < 1000; ++trial) {
-    const std::size_t n = 1 + rng.below(trial % 10 == 0 ? 3000 : 300);
-    std::vector<float> probabilities(n);
-    const int kind = trial % 5;
-    for (float& z : probabilities) {
-      if (kind == 0) z = rng.normal() * 3.0f;                                     // peaked
-      if (kind == 1) z = rng.normal() * 0.05f;                                    // nearly flat
-      if (kind == 2) z = static_cast<float>(rng.below(4));                        // many ties
-      if (kind == 3) z = rng.uniform() < 0.5f ? -INFINITY : rng.normal();         // zeros (top-k)
-      if (kind == 4) z = static_cast<float>(rng.below(3)) + 0.1f * rng.normal();  // clusters
-    }
-    if (kind == 3) probabilities[rng.below(n)] = 0.0f;  // at least one finite
-    tang::softmax_in_place(probabilities);
+    std::vector<float> probabilities = tang::testing::random_distribution(rng, trial, 3000);
+    const std::size_t n = probabilities.size();
     const int which = trial % 7;
     const float p = which == 0   ? 1e-6f
                     : which == 1 ? 1.0f - rng.uniform() * 1e-3f
