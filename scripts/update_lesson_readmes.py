@@ -12,6 +12,9 @@ Fills five kinds of marked blocks in lessons/*/README.md and docs/README.md:
   <!-- diff:kv_cache --> ... <!-- /diff -->
       common/gpt.cpp's forward() next to lessons/06_kvcache/kv_cache.cpp's
       forward_with_cache(), as a diff: what the KV cache adds
+  <!-- run:PROGRAM ARGS... | FROM | COUNT --> ... <!-- /run -->
+      what build/release/lessons/*/PROGRAM prints with ARGS: COUNT lines from the
+      first line containing FROM, for example a --trace of one poem
   <!-- reading-path --> ... <!-- /reading-path -->
       the table of files (and their line counts) to read for each lesson
   <!-- measure:settings --> ... <!-- /measure -->
@@ -75,6 +78,22 @@ def fill_diff(match):
     return f"<!-- diff:kv_cache -->\n```diff\n{body}\n```\n<!-- /diff -->"
 
 
+def fill_run(match):
+    command, start, count = (part.strip() for part in match.group(1).split("|"))
+    program, *args = command.split()
+    found = list(root.glob(f"build/release/lessons/*/{program}"))
+    if not found:
+        raise SystemExit(f"run block: {program} not built in build/release/lessons")
+    lines = subprocess.run([str(found[0]), *args], check=True, capture_output=True,
+                           text=True).stdout.splitlines()
+    first = next((i for i, line in enumerate(lines) if start in line), None)
+    if first is None:
+        raise SystemExit(f"run block: {command!r} prints no line with {start!r}")
+    body = "\n".join(lines[first:first + int(count)]).rstrip()
+    shown = " ".join([str(found[0].relative_to(root)), *args])
+    return f"<!-- run:{match.group(1)} -->\n```text\n$ {shown}\n...\n{body}\n```\n<!-- /run -->"
+
+
 # The files to read for each lesson, in reading order. Each lesson also uses
 # what the lessons before it introduced.
 READING = [
@@ -135,6 +154,7 @@ for page in pages:
     new = re.sub(r"<!-- excerpt:([^:]+):(.+?) -->.*?<!-- /excerpt -->", fill_excerpt, new, flags=re.S)
     new = re.sub(r"<!-- diff:kv_cache -->.*?<!-- /diff -->", fill_diff, new, flags=re.S)
     new = re.sub(r"<!-- reading-path -->.*?<!-- /reading-path -->", fill_reading_path, new, flags=re.S)
+    new = re.sub(r"<!-- run:(.+?) -->.*?<!-- /run -->", fill_run, new, flags=re.S)
     new = re.sub(r"<!-- measure:settings -->.*?<!-- /measure -->", fill_measure(page), new, flags=re.S)
     if new != text:
         page.write_text(new)

@@ -1,0 +1,608 @@
+// prepare_tones: builds data/tones.tsv, the tone class of every character of the
+// corpus in Tang verse: 平 (level), 仄 (oblique) or 两 (both). The data of lesson 07
+// (regular verse, 格律); see data/README.md, "Tones and rhyme groups".
+//
+// Inputs:
+//   --corpus      data/tang_poems.txt: its CJK characters are the characters we classify,
+//                 and their counts weigh the shares we print.
+//   --package-dir the npm package chinese-poetry@2.0.1 (MIT licence), unpacked by
+//                 scripts/fetch_corpus.sh. We read
+//                   dist/quantangshi/poet.tang.<N>.json    {"id", "paragraphs", ...}
+//                   dist/strains/json/poet.tang.<N>.json   {"id", "strains"}
+//                 Each strain is the poem's text with every character replaced by its
+//                 tone mark: 平, 仄, or ○ / ？ / 通 (undecided: either tone, or unknown);
+//                 ， and 。 stay where they are.
+//   --unihan      Unihan_Readings.txt (Unicode 15.0, Debian package unicode-data, which
+//                 ships it compressed: bzcat /usr/share/unicode/Unihan_Readings.txt.bz2).
+//
+// The rules:
+//   1. Source "strains". For each strain we find the poem with the same "id", join its
+//      paragraphs and convert them with OpenCC "t2s.json", exactly as prepare_corpus
+//      does, so that the characters are the corpus's. Joined, the poem and its strain
+//      must line up: the same number of characters, every CJK character (U+4E00..U+9FFF)
+//      of the poem facing a mark (平 仄 ○ ？ 通), and every ， / 。 of the poem facing a
+//      ， / 。 of the strain. Poems that do not line up are skipped (and counted). Each
+//      CJK character facing 平 or 仄 adds one to its ping or ze count.
+//      A character with ping + ze > 0 is 平 when ping >= 90% of ping + ze, 仄 when
+//      ze >= 90%, otherwise 两.
+//   2. Source "kCantonese", for the characters the strains never mark 平 or 仄: the
+//      Unihan field kCantonese of the character itself (no other mapping: a character
+//      without the field stays without a class, and is listed). A reading ending in
+//      -p, -t or -k is an entering tone (入声), hence 仄; otherwise Cantonese tones 1
+//      and 4 are 平, tones 2, 3, 5 and 6 are 仄. Readings that disagree give 两.
+//      For these characters ping_count and ze_count count the readings.
+//   3. Printed only: how often kCantonese, and kMandarin (tones 1 and 2 平, 3 and 4 仄,
+//      the same rule for several readings), give the class of the strains, on the
+//      characters both cover, weighted by their count in the corpus.
+//
+// Output: a header line, then one line per character, sorted by code point:
+//   character<TAB>class<TAB>source<TAB>ping_count<TAB>ze_count
+//
+// Usage: prepare_tones --corpus data/tang_poems.txt --package-dir data/.npm-cache/package
+//                      --unihan <Unihan_Readings.txt> --out data/tones.tsv
+
+#include <opencc/opencc.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <opencc/Exception.hpp>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// An error we report as one line and exit with status 1.
+struct ToneError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Options {
+  fs::path corpus;
+  fs::path package_dir;
+  fs::path unihan;
+  fs::path out;
+};
+
+void print_usage(std::ostream& os) {
+  os << "usage: prepare_tones --corpus <tang_poems.txt> --package-dir <unpacked chinese-poetry>\n"
+     << "                     --unihan <Unihan_Readings.txt> --out <file>\n"
+     << "  e.g. prepare_tones --corpus data/tang_poems.txt --package-dir "
+        "data/.npm-cache/package\n"
+     << "         --unihan /tmp/Unihan_Readings.txt --out data/tones.tsv\n"
+     << "  (bzcat /usr/share/unicode/Unihan_Readings.txt.bz2 > /tmp/Unihan_Readings.txt)\n";
+}
+
+Options parse_args(int argc, char** argv) {
+  Options opt;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "-h" || arg == "--help") {
+      print_usage(std::cout);
+      std::exit(0);
+    }
+    fs::path* target = arg == "--corpus"        ? &opt.corpus
+                       : arg == "--package-dir" ? &opt.package_dir
+                       : arg == "--unihan"      ? &opt.unihan
+                       : arg == "--out"         ? &opt.out
+                                                : nullptr;
+    if (target == nullptr || i + 1 >= argc) {
+      throw ToneError("unknown or incomplete argument: " + arg);
+    }
+    *target = argv[++i];
+  }
+  if (opt.corpus.empty() || opt.package_dir.empty() || opt.unihan.empty() || opt.out.empty()) {
+    throw ToneError("--corpus, --package-dir, --unihan and --out are all required (see --help)");
+  }
+  return opt;
+}
+
+// ---------------------------------------------------------------------------
+// UTF-8 in both directions. decode_utf8 returns nothing if the text is not valid UTF-8.
+std::optional<std::u32string> decode_utf8(const std::string& text) {
+  std::u32string out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    int extra = 0;
+    char32_t cp = 0;
+    if (lead < 0x80) {
+      cp = lead;
+    } else if ((lead & 0xE0) == 0xC0) {
+      extra = 1;
+      cp = lead & 0x1F;
+    } else if ((lead & 0xF0) == 0xE0) {
+      extra = 2;
+      cp = lead & 0x0F;
+    } else if ((lead & 0xF8) == 0xF0) {
+      extra = 3;
+      cp = lead & 0x07;
+    } else {
+      return std::nullopt;
+    }
+    if (i + extra >= text.size()) return std::nullopt;  // sequence cut off at the end
+    for (int k = 1; k <= extra; ++k) {
+      const auto byte = static_cast<unsigned char>(text[i + k]);
+      if ((byte & 0xC0) != 0x80) return std::nullopt;
+      cp = (cp << 6) | (byte & 0x3F);
+    }
+    static constexpr char32_t kMin[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return std::nullopt;
+    out.push_back(cp);
+    i += 1 + extra;
+  }
+  return out;
+}
+
+std::string encode_utf8(char32_t c) {
+  std::string out;
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+  return out;
+}
+
+bool is_cjk(char32_t c) {
+  return c >= 0x4E00 && c <= 0x9FFF;
+}
+bool is_line_end(char32_t c) {
+  return c == U'，' || c == U'。';
+}
+
+// ---------------------------------------------------------------------------
+// Tone classes.
+enum class Tone { kPing, kZe, kBoth };
+
+const char* tone_name(Tone t) {
+  return t == Tone::kPing ? "平" : t == Tone::kZe ? "仄" : "两";
+}
+
+// The class of a set of readings: the one class they all give, or 两.
+std::optional<Tone> combine(const std::vector<Tone>& readings) {
+  if (readings.empty()) return std::nullopt;
+  for (Tone t : readings) {
+    if (t != readings.front()) return Tone::kBoth;
+  }
+  return readings.front();
+}
+
+// The class from the strains' counts: 90% or more of one tone decides it.
+Tone majority_class(std::size_t ping, std::size_t ze) {
+  const std::size_t total = ping + ze;
+  if (10 * ping >= 9 * total) return Tone::kPing;
+  if (10 * ze >= 9 * total) return Tone::kZe;
+  return Tone::kBoth;
+}
+
+// One Jyutping syllable of kCantonese, e.g. "jat1", "fung1", "baak6"; nothing when it
+// is not one (letters a-z, then a tone 1 to 6).
+std::optional<Tone> cantonese_tone(const std::string& reading) {
+  const bool well_formed =
+      reading.size() >= 2 && reading.back() >= '1' && reading.back() <= '6' &&
+      std::all_of(reading.begin(), reading.end() - 1, [](char c) { return c >= 'a' && c <= 'z'; });
+  if (!well_formed) return std::nullopt;
+  const char final_letter = reading[reading.size() - 2];
+  if (final_letter == 'p' || final_letter == 't' || final_letter == 'k') return Tone::kZe;  // 入声
+  const char tone = reading.back();
+  return tone == '1' || tone == '4' ? Tone::kPing : Tone::kZe;
+}
+
+// One pinyin syllable of kMandarin, e.g. "yī", "bái" (already decoded): its tone from
+// the mark on the vowel, tones 1 and 2 平, 3 and 4 仄; nothing for the neutral tone (no mark).
+std::optional<Tone> mandarin_tone(const std::u32string& reading) {
+  static const std::u32string kLevel = U"āēīōūǖ\u0304áéíóúǘḿń\u0301";    // tones 1 and 2
+  static const std::u32string kOblique = U"ǎěǐǒǔǚň\u030Càèìòùǜǹ\u0300";  // tones 3 and 4
+  for (char32_t c : reading) {
+    if (kLevel.find(c) != std::u32string::npos) return Tone::kPing;
+    if (kOblique.find(c) != std::u32string::npos) return Tone::kZe;
+  }
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------
+// The corpus: how often each CJK character occurs.
+std::map<char32_t, std::size_t> read_corpus(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ToneError("cannot open " + path.string() + " (the corpus, data/tang_poems.txt)");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  const auto text = decode_utf8(ss.str());
+  if (!text) throw ToneError(path.string() + " is not valid UTF-8");
+  std::map<char32_t, std::size_t> counts;
+  for (char32_t c : *text) {
+    if (is_cjk(c)) ++counts[c];
+  }
+  if (counts.empty()) throw ToneError(path.string() + " has no CJK characters");
+  return counts;
+}
+
+// ---------------------------------------------------------------------------
+// The package: <dir>/poet.tang.<N>.json in numeric order of N.
+std::optional<long> file_number(const std::string& name) {
+  const std::string prefix = "poet.tang.";
+  const std::string suffix = ".json";
+  if (name.size() <= prefix.size() + suffix.size() || !name.starts_with(prefix) ||
+      !name.ends_with(suffix)) {
+    return std::nullopt;
+  }
+  const std::string digits =
+      name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+  if (digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), ::isdigit))
+    return std::nullopt;
+  return std::stol(digits);
+}
+
+std::vector<fs::path> list_tang_files(const fs::path& dir) {
+  if (!fs::is_directory(dir)) {
+    throw ToneError("folder not found: " + dir.string() +
+                    " (run scripts/fetch_corpus.sh; is this chinese-poetry@2.0.1?)");
+  }
+  std::vector<std::pair<long, fs::path>> numbered;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (const auto n = file_number(entry.path().filename().string())) {
+      numbered.emplace_back(*n, entry.path());
+    }
+  }
+  if (numbered.empty()) throw ToneError("no poet.tang.*.json files in " + dir.string());
+  std::sort(numbered.begin(), numbered.end());
+  std::vector<fs::path> files;
+  for (const auto& [number, path] : numbered) files.push_back(path);
+  return files;
+}
+
+nlohmann::json read_json_array(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ToneError("cannot open " + file.string());
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw ToneError("bad JSON in " + file.string() + ": " + e.what());
+  }
+  if (!doc.is_array()) throw ToneError("bad JSON in " + file.string() + ": expected an array");
+  return doc;
+}
+
+// The string field `key` of an entry.
+std::string string_field(const nlohmann::json& entry, const char* key, const fs::path& file) {
+  if (entry.is_object()) {
+    const auto it = entry.find(key);
+    if (it != entry.end() && it->is_string()) return it->get<std::string>();
+  }
+  throw ToneError("bad JSON in " + file.string() + ": an entry without a string \"" + key + "\"");
+}
+
+// The array-of-strings field `key` of an entry, joined with nothing in between.
+std::string joined_field(const nlohmann::json& entry, const char* key, const fs::path& file) {
+  const auto it = entry.is_object() ? entry.find(key) : entry.end();
+  if (it == entry.end() || !it->is_array()) {
+    throw ToneError("bad JSON in " + file.string() + ": an entry without a \"" + key + "\" array");
+  }
+  std::string joined;
+  for (const auto& part : *it) {
+    if (!part.is_string()) {
+      throw ToneError("bad JSON in " + file.string() + ": a \"" + key +
+                      "\" element that is not a string");
+    }
+    joined += part.get<std::string>();
+  }
+  return joined;
+}
+
+// ---------------------------------------------------------------------------
+// Source 1: the strains.
+struct StrainCounts {
+  std::size_t poems = 0;    // poems in dist/quantangshi
+  std::size_t strains = 0;  // entries in dist/strains/json
+  std::size_t strains_without_poem = 0;
+  std::size_t matched = 0;                // lined up and counted
+  std::size_t skipped = 0;                // did not line up
+  std::map<char32_t, std::size_t> marks;  // mark -> how often it faces a CJK character
+  std::unordered_map<char32_t, std::pair<std::size_t, std::size_t>> ping_ze;
+};
+
+bool is_mark(char32_t c) {
+  return c == U'平' || c == U'仄' || c == U'○' || c == U'？' || c == U'通';
+}
+
+// Does the strain line up with the poem (see rule 1 at the top)?
+bool lines_up(const std::u32string& poem, const std::u32string& strain) {
+  if (poem.size() != strain.size()) return false;
+  for (std::size_t i = 0; i < poem.size(); ++i) {
+    if (is_cjk(poem[i]) && !is_mark(strain[i])) return false;
+    if (is_line_end(poem[i]) && !is_line_end(strain[i])) return false;
+  }
+  return true;
+}
+
+StrainCounts count_strains(const fs::path& package_dir) {
+  if (!fs::is_directory(package_dir)) {
+    throw ToneError("package folder not found: " + package_dir.string() +
+                    " (run scripts/fetch_corpus.sh)");
+  }
+  StrainCounts counts;
+  std::unordered_map<std::string, std::string> poems;  // id -> paragraphs joined
+  for (const auto& file : list_tang_files(package_dir / "dist" / "quantangshi")) {
+    for (const auto& entry : read_json_array(file)) {
+      ++counts.poems;
+      poems[string_field(entry, "id", file)] = joined_field(entry, "paragraphs", file);
+    }
+  }
+  const opencc::SimpleConverter t2s("t2s.json");
+  for (const auto& file : list_tang_files(package_dir / "dist" / "strains" / "json")) {
+    for (const auto& entry : read_json_array(file)) {
+      ++counts.strains;
+      const auto it = poems.find(string_field(entry, "id", file));
+      const std::string strain_text = joined_field(entry, "strains", file);
+      if (it == poems.end()) {
+        ++counts.strains_without_poem;
+        continue;
+      }
+      const auto poem = decode_utf8(t2s.Convert(it->second));
+      const auto strain = decode_utf8(strain_text);
+      if (!poem || !strain || !lines_up(*poem, *strain)) {
+        ++counts.skipped;
+        continue;
+      }
+      ++counts.matched;
+      for (std::size_t i = 0; i < poem->size(); ++i) {
+        if (!is_cjk((*poem)[i])) continue;
+        const char32_t mark = (*strain)[i];
+        ++counts.marks[mark];
+        if (mark == U'平') ++counts.ping_ze[(*poem)[i]].first;
+        if (mark == U'仄') ++counts.ping_ze[(*poem)[i]].second;
+      }
+    }
+  }
+  return counts;
+}
+
+// ---------------------------------------------------------------------------
+// Source 2 (and the Mandarin comparison): Unihan_Readings.txt, lines
+// "U+5929<TAB>kCantonese<TAB>tin1" (several readings separated by spaces).
+struct Readings {
+  std::string cantonese;  // as in the file, e.g. "zung1 zung3"
+  std::string mandarin;
+  std::vector<Tone> cantonese_tones;
+  std::vector<Tone> mandarin_tones;  // neutral-tone readings left out
+};
+
+std::map<char32_t, Readings> read_unihan(const fs::path& path,
+                                         const std::map<char32_t, std::size_t>& wanted) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw ToneError("cannot open " + path.string() +
+                    " (bzcat /usr/share/unicode/Unihan_Readings.txt.bz2 from unicode-data)");
+  }
+  std::map<char32_t, Readings> readings;
+  std::size_t cantonese_lines = 0;
+  std::size_t line_number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_number;
+    if (line.empty() || line[0] == '#') continue;
+    const auto tab1 = line.find('\t');
+    const auto tab2 = tab1 == std::string::npos ? tab1 : line.find('\t', tab1 + 1);
+    if (tab2 == std::string::npos || !line.starts_with("U+")) {
+      throw ToneError(path.string() + ":" + std::to_string(line_number) +
+                      ": not a Unihan line (U+XXXX<TAB>field<TAB>value)");
+    }
+    const std::string field = line.substr(tab1 + 1, tab2 - tab1 - 1);
+    if (field != "kCantonese" && field != "kMandarin") continue;
+    const std::string hex = line.substr(2, tab1 - 2);
+    if (hex.empty() || hex.size() > 6 || !std::all_of(hex.begin(), hex.end(), ::isxdigit)) {
+      throw ToneError(path.string() + ":" + std::to_string(line_number) + ": bad code point \"U+" +
+                      hex + "\"");
+    }
+    const auto c = static_cast<char32_t>(std::stoul(hex, nullptr, 16));
+    const std::string value = line.substr(tab2 + 1);
+    if (field == "kCantonese") ++cantonese_lines;
+    if (!wanted.count(c)) continue;
+    Readings& r = readings[c];
+    std::istringstream words(value);
+    const std::string where = path.string() + ":" + std::to_string(line_number) + ": ";
+    for (std::string word; words >> word;) {
+      if (field == "kCantonese") {
+        const auto t = cantonese_tone(word);
+        if (!t) throw ToneError(where + "not a Jyutping reading: \"" + word + "\"");
+        r.cantonese_tones.push_back(*t);
+      } else {
+        const auto letters = decode_utf8(word);
+        if (!letters) throw ToneError(where + "invalid UTF-8");
+        if (const auto t = mandarin_tone(*letters)) r.mandarin_tones.push_back(*t);
+      }
+    }
+    (field == "kCantonese" ? r.cantonese : r.mandarin) = value;
+  }
+  if (cantonese_lines == 0) {
+    throw ToneError("no kCantonese lines in " + path.string() + " (is this Unihan_Readings.txt?)");
+  }
+  return readings;
+}
+
+// ---------------------------------------------------------------------------
+struct Entry {
+  Tone tone;
+  const char* source;
+  std::size_t ping;
+  std::size_t ze;
+};
+
+std::string percent(std::size_t part, std::size_t whole, int digits = 2) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(digits)
+     << (whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole)) << "%";
+  return os.str();
+}
+
+// Token-weighted agreement of another source with the strains, on the characters both cover.
+struct Agreement {
+  std::size_t characters = 0, tokens = 0, agreeing_tokens = 0;
+  std::size_t definite_tokens = 0, definite_agreeing = 0;  // both say 平 or 仄
+  void add(Tone strains, Tone other, std::size_t count) {
+    ++characters;
+    tokens += count;
+    if (strains == other) agreeing_tokens += count;
+    if (strains != Tone::kBoth && other != Tone::kBoth) {
+      definite_tokens += count;
+      if (strains == other) definite_agreeing += count;
+    }
+  }
+  void print(const char* name) const {
+    std::cout << "  " << name << ": " << characters << " characters, " << tokens
+              << " tokens; the same class for " << percent(agreeing_tokens, tokens)
+              << " of the tokens (" << percent(definite_agreeing, definite_tokens)
+              << " where both say 平 or 仄)\n";
+  }
+};
+
+int run(const Options& opt) {
+  const auto corpus = read_corpus(opt.corpus);
+  const auto strains = count_strains(opt.package_dir);
+  const auto unihan = read_unihan(opt.unihan, corpus);
+
+  std::map<char32_t, Entry> table;
+  std::vector<char32_t> without_source;
+  Agreement cantonese_vs_strains, mandarin_vs_strains;
+  std::size_t ze_tokens_mandarin_ping = 0, ze_tokens_with_mandarin = 0;
+  for (const auto& [c, count] : corpus) {
+    const auto s = strains.ping_ze.find(c);
+    const auto u = unihan.find(c);
+    const auto cantonese = u == unihan.end() ? std::nullopt : combine(u->second.cantonese_tones);
+    const auto mandarin = u == unihan.end() ? std::nullopt : combine(u->second.mandarin_tones);
+    if (s != strains.ping_ze.end()) {
+      const auto [ping, ze] = s->second;
+      const Tone tone = majority_class(ping, ze);
+      table[c] = {tone, "strains", ping, ze};
+      if (cantonese) cantonese_vs_strains.add(tone, *cantonese, count);
+      if (mandarin) {
+        mandarin_vs_strains.add(tone, *mandarin, count);
+        if (tone == Tone::kZe) {
+          ze_tokens_with_mandarin += count;
+          if (*mandarin == Tone::kPing) ze_tokens_mandarin_ping += count;
+        }
+      }
+    } else if (cantonese) {
+      const auto& tones = u->second.cantonese_tones;
+      table[c] = {*cantonese, "kCantonese",
+                  static_cast<std::size_t>(std::count(tones.begin(), tones.end(), Tone::kPing)),
+                  static_cast<std::size_t>(std::count(tones.begin(), tones.end(), Tone::kZe))};
+    } else {
+      without_source.push_back(c);
+    }
+  }
+
+  std::ostringstream tsv;
+  tsv << "character\tclass\tsource\tping_count\tze_count\n";
+  for (const auto& [c, e] : table) {
+    tsv << encode_utf8(c) << '\t' << tone_name(e.tone) << '\t' << e.source << '\t' << e.ping << '\t'
+        << e.ze << '\n';
+  }
+  std::ofstream out(opt.out, std::ios::binary | std::ios::trunc);
+  if (!out) throw ToneError("cannot write " + opt.out.string());
+  out << tsv.str();
+  out.close();
+  if (!out) throw ToneError("error while writing " + opt.out.string());
+
+  // --- what we print ---
+  std::size_t corpus_tokens = 0;
+  for (const auto& [c, count] : corpus) corpus_tokens += count;
+  std::map<std::string, std::size_t> source_chars, source_tokens;
+  std::map<Tone, std::size_t> class_chars, class_tokens;
+  std::size_t covered_tokens = 0;
+  for (const auto& [c, e] : table) {
+    const std::size_t count = corpus.at(c);
+    ++source_chars[e.source];
+    source_tokens[e.source] += count;
+    ++class_chars[e.tone];
+    class_tokens[e.tone] += count;
+    covered_tokens += count;
+  }
+
+  std::cout << "poems in dist/quantangshi:    " << strains.poems << "\n"
+            << "strains in dist/strains/json: " << strains.strains << " ("
+            << strains.strains_without_poem << " without a poem of the same id)\n"
+            << "poems matched:                " << strains.matched << "\n"
+            << "poems skipped:                " << strains.skipped
+            << " (poem and strain do not line up)\n"
+            << "marks facing CJK characters: ";
+  for (const auto& [mark, n] : strains.marks) std::cout << " " << encode_utf8(mark) << " " << n;
+  std::cout << "\n"
+            << "corpus characters:            " << corpus.size() << " distinct CJK, "
+            << corpus_tokens << " tokens\n"
+            << "covered by the strains:       " << source_chars["strains"] << " characters, "
+            << percent(source_tokens["strains"], corpus_tokens, 3) << " of the tokens\n"
+            << "covered by kCantonese only:   " << source_chars["kCantonese"] << " characters, "
+            << percent(source_tokens["kCantonese"], corpus_tokens, 3) << " of the tokens\n"
+            << "without a source:             " << without_source.size() << " characters ";
+  std::size_t missing_tokens = 0;
+  for (char32_t c : without_source) missing_tokens += corpus.at(c);
+  std::cout << "(" << missing_tokens << " tokens)";
+  for (char32_t c : without_source) std::cout << " " << encode_utf8(c);
+  std::cout << "\n"
+            << "tokens covered:               " << covered_tokens << " of " << corpus_tokens
+            << " = " << percent(covered_tokens, corpus_tokens, 3) << "\n"
+            << "classes (characters / tokens):";
+  for (Tone t : {Tone::kPing, Tone::kZe, Tone::kBoth}) {
+    std::cout << " " << tone_name(t) << " " << class_chars[t] << " / "
+              << percent(class_tokens[t], covered_tokens);
+  }
+  std::cout << "\n"
+            << "agreement with the strains (characters both cover, weighted by tokens):\n";
+  cantonese_vs_strains.print("kCantonese");
+  mandarin_vs_strains.print("kMandarin ");
+  std::cout << "  tokens the strains call 仄 that Mandarin calls 平: "
+            << percent(ze_tokens_mandarin_ping, ze_tokens_with_mandarin) << "\n"
+            << "entering-tone (入声) characters: strains ping/ze, kCantonese, kMandarin:\n";
+  for (char32_t c : std::u32string(U"一白得出别独石竹十发国")) {
+    const auto e = table.find(c);
+    const auto u = unihan.find(c);
+    std::cout << "  " << encode_utf8(c) << " "
+              << (e == table.end() ? "-" : tone_name(e->second.tone));
+    if (e != table.end()) std::cout << " " << e->second.ping << "/" << e->second.ze;
+    std::cout << "  " << (u == unihan.end() ? "-" : u->second.cantonese) << "  "
+              << (u == unihan.end() ? "-" : u->second.mandarin) << "\n";
+  }
+  std::cout << "written to:                   " << opt.out.string() << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(parse_args(argc, argv));
+  } catch (const ToneError& e) {
+    std::cerr << "prepare_tones: error: " << e.what() << "\n";
+  } catch (const opencc::Exception& e) {  // e.g. t2s.json not installed
+    std::cerr << "prepare_tones: error: OpenCC: " << e.what() << "\n";
+  } catch (const std::exception& e) {  // filesystem errors and the like
+    std::cerr << "prepare_tones: error: " << e.what() << "\n";
+  }
+  return 1;
+}
