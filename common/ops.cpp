@@ -16,7 +16,8 @@ using Lanes = stdx::fixed_size_simd<float, 8>;
 constexpr std::size_t kLanes = Lanes::size();
 
 // The end of one sum: the terms after the last full eight, then the lanes pairwise.
-float finish_dot(Lanes lanes, const float* row, const float* x, std::size_t i, std::size_t n) {
+static float finish_dot(Lanes lanes, const float* row, const float* x, std::size_t i,
+                        std::size_t n) {
   float lane[kLanes];
   lanes.copy_to(lane, stdx::element_aligned);
   for (std::size_t k = 0; i + k < n; ++k) lane[k] += row[i + k] * x[i + k];
@@ -29,8 +30,8 @@ float finish_dot(Lanes lanes, const float* row, const float* x, std::size_t i, s
 // dot() and dot4() read exactly n floats of each row and of x, and most of a
 // forward pass is spent in them: the sanitizer build leaves them uninstrumented
 // (the lessons would run ten times slower) and checks their callers' buffers.
-__attribute__((no_sanitize("address", "undefined"))) float dot(const float* a, const float* b,
-                                                               std::size_t n) {
+#define TANG_NOT_SANITIZED __attribute__((no_sanitize("address", "undefined")))
+TANG_NOT_SANITIZED float dot(const float* a, const float* b, std::size_t n) {
   Lanes lanes = 0.0f;
   std::size_t i = 0;
   for (; i + kLanes <= n; i += kLanes)
@@ -41,9 +42,8 @@ __attribute__((no_sanitize("address", "undefined"))) float dot(const float* a, c
 // out[r] = row_r . x for the four rows at rows + r * stride, each summed exactly
 // as dot() sums it (the same bits): four independent chains of additions for
 // the CPU to overlap, where one chain waits for each addition before the next.
-__attribute__((no_sanitize("address", "undefined"))) void dot4(float* out, const float* rows,
-                                                               std::size_t stride, const float* x,
-                                                               std::size_t n) {
+static TANG_NOT_SANITIZED void dot4(float* out, const float* rows, std::size_t stride,
+                                    const float* x, std::size_t n) {
   const float *row0 = rows, *row1 = rows + stride, *row2 = rows + 2 * stride,
               *row3 = rows + 3 * stride;
   Lanes lanes0 = 0.0f, lanes1 = 0.0f, lanes2 = 0.0f, lanes3 = 0.0f;
