@@ -25,30 +25,24 @@
 #include <opencc/opencc.h>
 
 #include <algorithm>
-#include <cctype>
-#include <cstdint>
 #include <cstdlib>
-#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <opencc/Exception.hpp>
 #include <optional>
 #include <set>
-#include <stdexcept>
 #include <string>
 #include <unordered_set>
 #include <vector>
+
+#include "poetry_source.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-// An error we report as one line and exit with status 1.
-struct CorpusError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using namespace poetry;  // poetry_source.hpp
 
 struct Options {
   fs::path package_dir;
@@ -70,64 +64,19 @@ Options parse_args(int argc, char** argv) {
       print_usage(std::cout);
       std::exit(0);
     } else {
-      throw CorpusError("unknown or incomplete argument: " + arg);
+      throw DataError("unknown or incomplete argument: " + arg);
     }
   }
   if (opt.package_dir.empty() || opt.out.empty()) {
-    throw CorpusError("both --package-dir and --out are required (see --help)");
+    throw DataError("both --package-dir and --out are required (see --help)");
   }
   return opt;
 }
 
 // ---------------------------------------------------------------------------
-// UTF-8: decode a string into code points. Returns nothing if it is not valid UTF-8.
-std::optional<std::u32string> decode_utf8(const std::string& text) {
-  std::u32string out;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    int extra = 0;
-    char32_t cp = 0;
-    if (lead < 0x80) {
-      cp = lead;
-    } else if ((lead & 0xE0) == 0xC0) {
-      extra = 1;
-      cp = lead & 0x1F;
-    } else if ((lead & 0xF0) == 0xE0) {
-      extra = 2;
-      cp = lead & 0x0F;
-    } else if ((lead & 0xF8) == 0xF0) {
-      extra = 3;
-      cp = lead & 0x07;
-    } else {
-      return std::nullopt;
-    }
-    if (i + extra >= text.size()) return std::nullopt;  // sequence cut off at the end
-    for (int k = 1; k <= extra; ++k) {
-      const auto byte = static_cast<unsigned char>(text[i + k]);
-      if ((byte & 0xC0) != 0x80) return std::nullopt;
-      cp = (cp << 6) | (byte & 0x3F);
-    }
-    // Reject overlong forms, surrogates and values past U+10FFFF.
-    static constexpr char32_t kMin[] = {0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return std::nullopt;
-    out.push_back(cp);
-    i += 1 + extra;
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------
 // The filter rules (see the comment at the top).
-constexpr char32_t kComma = U'，';   // U+FF0C
+// A line ends at '，' (U+FF0C) or '。' (is_line_end), a poem at '。'.
 constexpr char32_t kPeriod = U'。';  // U+3002
-
-bool is_cjk(char32_t c) {
-  return c >= 0x4E00 && c <= 0x9FFF;
-}
-bool is_line_end(char32_t c) {
-  return c == kComma || c == kPeriod;
-}
 
 // Splits "AAAAA，BBBBB。" into {"AAAAA", "BBBBB"}. Returns nothing when the text
 // does not end with '。' (an unfinished poem).
@@ -160,65 +109,24 @@ bool is_regular_verse(const std::u32string& poem) {
 
 // ---------------------------------------------------------------------------
 // Input files: dist/quantangshi/poet.tang.<N>.json sorted by N.
-
-// The N of "poet.tang.<N>.json", or nothing for any other file name.
-std::optional<long> file_number(const std::string& name) {
-  const std::string prefix = "poet.tang.";
-  const std::string suffix = ".json";
-  if (name.size() <= prefix.size() + suffix.size() || !name.starts_with(prefix) ||
-      !name.ends_with(suffix)) {
-    return std::nullopt;
-  }
-  const std::string digits =
-      name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
-  if (digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), ::isdigit))
-    return std::nullopt;
-  return std::stol(digits);
-}
-
 std::vector<fs::path> list_poem_files(const fs::path& package_dir) {
-  if (!fs::is_directory(package_dir)) {
-    throw CorpusError("package folder not found: " + package_dir.string() +
-                      " (run scripts/fetch_corpus.sh)");
-  }
-  const fs::path dir = package_dir / "dist" / "quantangshi";
-  if (!fs::is_directory(dir)) {
-    throw CorpusError("folder not found: " + dir.string() + " (is this chinese-poetry@2.0.1?)");
-  }
-  std::vector<std::pair<long, fs::path>> numbered;  // (N, path)
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (const auto n = file_number(entry.path().filename().string())) {
-      numbered.emplace_back(*n, entry.path());
-    }
-  }
-  if (numbered.empty()) throw CorpusError("no poet.tang.*.json files in " + dir.string());
-  std::sort(numbered.begin(), numbered.end());  // numeric order: 0, 1000, 2000, ..., 10000
-  std::vector<fs::path> files;
-  for (const auto& [number, path] : numbered) files.push_back(path);
-  return files;
+  require_package_dir(package_dir);
+  return list_tang_files(package_dir / "dist" / "quantangshi", "is this chinese-poetry@2.0.1?");
 }
 
 // Reads one JSON file and returns each poem's paragraphs joined into one string.
 std::vector<std::string> read_poems(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw CorpusError("cannot open " + file.string());
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw CorpusError("bad JSON in " + file.string() + ": " + e.what());
-  }
-  if (!doc.is_array()) throw CorpusError("bad JSON in " + file.string() + ": expected an array");
+  const nlohmann::json doc = read_json_array(file);
   std::vector<std::string> poems;
   for (const auto& entry : doc) {
     const auto it = entry.find("paragraphs");
     if (!entry.is_object() || it == entry.end() || !it->is_array()) {
-      throw CorpusError("bad JSON in " + file.string() + ": a poem without a \"paragraphs\" array");
+      throw DataError("bad JSON in " + file.string() + ": a poem without a \"paragraphs\" array");
     }
     std::string joined;
     for (const auto& paragraph : *it) {
       if (!paragraph.is_string()) {
-        throw CorpusError("bad JSON in " + file.string() + ": a paragraph that is not a string");
+        throw DataError("bad JSON in " + file.string() + ": a paragraph that is not a string");
       }
       joined += paragraph.get<std::string>();
     }
@@ -276,10 +184,10 @@ int run(const Options& opt) {
   }
 
   std::ofstream out(opt.out, std::ios::binary | std::ios::trunc);
-  if (!out) throw CorpusError("cannot write " + opt.out.string());
+  if (!out) throw DataError("cannot write " + opt.out.string());
   out << output;
   out.close();
-  if (!out) throw CorpusError("error while writing " + opt.out.string());
+  if (!out) throw DataError("error while writing " + opt.out.string());
   print_summary(summary, opt.out);
   return 0;
 }
@@ -287,14 +195,6 @@ int run(const Options& opt) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(parse_args(argc, argv));
-  } catch (const CorpusError& e) {
-    std::cerr << "prepare_corpus: error: " << e.what() << "\n";
-  } catch (const opencc::Exception& e) {  // e.g. t2s.json not installed
-    std::cerr << "prepare_corpus: error: OpenCC: " << e.what() << "\n";
-  } catch (const std::exception& e) {  // filesystem errors and the like
-    std::cerr << "prepare_corpus: error: " << e.what() << "\n";
-  }
-  return 1;
+  return poetry::run_reporting_errors("prepare_corpus",
+                                      [&] { return run(parse_args(argc, argv)); });
 }

@@ -33,19 +33,17 @@
 #include <optional>
 #include <set>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "poetry_source.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-// An error we report as one line and exit with status 1.
-struct RhymeError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using namespace poetry;  // poetry_source.hpp
 
 struct Options {
   fs::path corpus;
@@ -73,7 +71,7 @@ long parse_count(const std::string& flag, const std::string& text) {
   } catch (const std::exception&) {
   }
   if (used != text.size() || value < 1) {
-    throw RhymeError(flag + " needs a whole number of at least 1, not \"" + text + "\"");
+    throw DataError(flag + " needs a whole number of at least 1, not \"" + text + "\"");
   }
   return value;
 }
@@ -86,7 +84,7 @@ double parse_share(const std::string& flag, const std::string& text) {
   } catch (const std::exception&) {
   }
   if (used != text.size() || !(value >= 0 && value <= 1)) {
-    throw RhymeError(flag + " needs a number from 0 to 1, not \"" + text + "\"");
+    throw DataError(flag + " needs a number from 0 to 1, not \"" + text + "\"");
   }
   return value;
 }
@@ -99,7 +97,7 @@ Options parse_args(int argc, char** argv) {
       print_usage(std::cout);
       std::exit(0);
     }
-    if (i + 1 >= argc) throw RhymeError("unknown or incomplete argument: " + arg);
+    if (i + 1 >= argc) throw DataError("unknown or incomplete argument: " + arg);
     const std::string value = argv[++i];
     if (arg == "--corpus") {
       opt.corpus = value;
@@ -112,80 +110,23 @@ Options parse_args(int argc, char** argv) {
     } else if (arg == "--min-share") {
       opt.min_share = parse_share(arg, value);
     } else {
-      throw RhymeError("unknown or incomplete argument: " + arg);
+      throw DataError("unknown or incomplete argument: " + arg);
     }
   }
   if (opt.corpus.empty() || opt.tones.empty() || opt.out.empty()) {
-    throw RhymeError("--corpus, --tones and --out are all required (see --help)");
+    throw DataError("--corpus, --tones and --out are all required (see --help)");
   }
   return opt;
-}
-
-// ---------------------------------------------------------------------------
-// UTF-8 in both directions. decode_utf8 returns nothing if the text is not valid UTF-8.
-std::optional<std::u32string> decode_utf8(const std::string& text) {
-  std::u32string out;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    int extra = 0;
-    char32_t cp = 0;
-    if (lead < 0x80) {
-      cp = lead;
-    } else if ((lead & 0xE0) == 0xC0) {
-      extra = 1;
-      cp = lead & 0x1F;
-    } else if ((lead & 0xF0) == 0xE0) {
-      extra = 2;
-      cp = lead & 0x0F;
-    } else if ((lead & 0xF8) == 0xF0) {
-      extra = 3;
-      cp = lead & 0x07;
-    } else {
-      return std::nullopt;
-    }
-    if (i + extra >= text.size()) return std::nullopt;  // sequence cut off at the end
-    for (int k = 1; k <= extra; ++k) {
-      const auto byte = static_cast<unsigned char>(text[i + k]);
-      if ((byte & 0xC0) != 0x80) return std::nullopt;
-      cp = (cp << 6) | (byte & 0x3F);
-    }
-    static constexpr char32_t kMin[] = {0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return std::nullopt;
-    out.push_back(cp);
-    i += 1 + extra;
-  }
-  return out;
-}
-
-std::string encode_utf8(char32_t c) {
-  std::string out;
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------------------
 // tones.tsv: the characters whose class is 平.
 std::set<char32_t> read_level_characters(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw RhymeError("cannot open " + path.string() + " (prepare_tones writes it)");
+  if (!in) throw DataError("cannot open " + path.string() + " (prepare_tones writes it)");
   std::string line;
   if (!std::getline(in, line) || line != "character\tclass\tsource\tping_count\tze_count") {
-    throw RhymeError(path.string() + ": not a tones.tsv (bad header line)");
+    throw DataError(path.string() + ": not a tones.tsv (bad header line)");
   }
   std::set<char32_t> level;
   std::size_t line_number = 1;
@@ -198,12 +139,12 @@ std::set<char32_t> read_level_characters(const fs::path& path) {
     const bool good = fields.size() == 5 && character && character->size() == 1 &&
                       (fields[1] == "平" || fields[1] == "仄" || fields[1] == "两");
     if (!good) {
-      throw RhymeError(path.string() + ":" + std::to_string(line_number) +
-                       ": expected character<TAB>平|仄|两<TAB>source<TAB>count<TAB>count");
+      throw DataError(path.string() + ":" + std::to_string(line_number) +
+                      ": expected character<TAB>平|仄|两<TAB>source<TAB>count<TAB>count");
     }
     if (fields[1] == "平") level.insert(character->front());
   }
-  if (level.empty()) throw RhymeError(path.string() + ": no character is 平");
+  if (level.empty()) throw DataError(path.string() + ": no character is 平");
   return level;
 }
 
@@ -230,7 +171,7 @@ struct Group {
 int run(const Options& opt) {
   const auto level = read_level_characters(opt.tones);
   std::ifstream in(opt.corpus, std::ios::binary);
-  if (!in) throw RhymeError("cannot open " + opt.corpus.string() + " (data/tang_poems.txt)");
+  if (!in) throw DataError("cannot open " + opt.corpus.string() + " (data/tang_poems.txt)");
 
   std::size_t poems = 0, quatrains = 0, octaves = 0, rhyme_positions = 0, level_positions = 0;
   std::map<char32_t, std::size_t> count;                       // rhyme character -> count
@@ -241,12 +182,12 @@ int run(const Options& opt) {
     ++poems;
     const auto poem = decode_utf8(text);
     if (!poem) {
-      throw RhymeError(opt.corpus.string() + ":" + std::to_string(line_number) + ": invalid UTF-8");
+      throw DataError(opt.corpus.string() + ":" + std::to_string(line_number) + ": invalid UTF-8");
     }
     std::vector<char32_t> line_ends;  // the last character of each line
     for (std::size_t i = 1; i < poem->size(); ++i) {
       const char32_t c = (*poem)[i];
-      if (c == U'，' || c == U'。') line_ends.push_back((*poem)[i - 1]);
+      if (is_line_end(c)) line_ends.push_back((*poem)[i - 1]);
     }
     if (line_ends.size() != 4 && line_ends.size() != 8) continue;
     ++(line_ends.size() == 4 ? quatrains : octaves);
@@ -262,7 +203,7 @@ int run(const Options& opt) {
       for (auto b = std::next(a); b != rhymes.end(); ++b) ++links[{*a, *b}];
     }
   }
-  if (poems == 0) throw RhymeError(opt.corpus.string() + " has no poems");
+  if (poems == 0) throw DataError(opt.corpus.string() + " has no poems");
 
   std::map<char32_t, std::size_t> links_of;  // character -> sum of its link weights
   std::size_t link_weight = 0;
@@ -311,10 +252,10 @@ int run(const Options& opt) {
     }
   }
   std::ofstream out(opt.out, std::ios::binary | std::ios::trunc);
-  if (!out) throw RhymeError("cannot write " + opt.out.string());
+  if (!out) throw DataError("cannot write " + opt.out.string());
   out << tsv.str();
   out.close();
-  if (!out) throw RhymeError("error while writing " + opt.out.string());
+  if (!out) throw DataError("error while writing " + opt.out.string());
 
   std::size_t grouped_count = 0;
   for (const auto& g : groups) grouped_count += g.total;
@@ -347,12 +288,6 @@ int run(const Options& opt) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(parse_args(argc, argv));
-  } catch (const RhymeError& e) {
-    std::cerr << "prepare_rhymes: error: " << e.what() << "\n";
-  } catch (const std::exception& e) {  // filesystem errors and the like
-    std::cerr << "prepare_rhymes: error: " << e.what() << "\n";
-  }
-  return 1;
+  return poetry::run_reporting_errors("prepare_rhymes",
+                                      [&] { return run(parse_args(argc, argv)); });
 }

@@ -45,31 +45,26 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdint>
 #include <cstdlib>
-#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <opencc/Exception.hpp>
 #include <optional>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include "poetry_source.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-// An error we report as one line and exit with status 1.
-struct ToneError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using namespace poetry;  // poetry_source.hpp
 
 struct Options {
   fs::path corpus;
@@ -101,78 +96,14 @@ Options parse_args(int argc, char** argv) {
                        : arg == "--out"         ? &opt.out
                                                 : nullptr;
     if (target == nullptr || i + 1 >= argc) {
-      throw ToneError("unknown or incomplete argument: " + arg);
+      throw DataError("unknown or incomplete argument: " + arg);
     }
     *target = argv[++i];
   }
   if (opt.corpus.empty() || opt.package_dir.empty() || opt.unihan.empty() || opt.out.empty()) {
-    throw ToneError("--corpus, --package-dir, --unihan and --out are all required (see --help)");
+    throw DataError("--corpus, --package-dir, --unihan and --out are all required (see --help)");
   }
   return opt;
-}
-
-// ---------------------------------------------------------------------------
-// UTF-8 in both directions. decode_utf8 returns nothing if the text is not valid UTF-8.
-std::optional<std::u32string> decode_utf8(const std::string& text) {
-  std::u32string out;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    int extra = 0;
-    char32_t cp = 0;
-    if (lead < 0x80) {
-      cp = lead;
-    } else if ((lead & 0xE0) == 0xC0) {
-      extra = 1;
-      cp = lead & 0x1F;
-    } else if ((lead & 0xF0) == 0xE0) {
-      extra = 2;
-      cp = lead & 0x0F;
-    } else if ((lead & 0xF8) == 0xF0) {
-      extra = 3;
-      cp = lead & 0x07;
-    } else {
-      return std::nullopt;
-    }
-    if (i + extra >= text.size()) return std::nullopt;  // sequence cut off at the end
-    for (int k = 1; k <= extra; ++k) {
-      const auto byte = static_cast<unsigned char>(text[i + k]);
-      if ((byte & 0xC0) != 0x80) return std::nullopt;
-      cp = (cp << 6) | (byte & 0x3F);
-    }
-    static constexpr char32_t kMin[] = {0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return std::nullopt;
-    out.push_back(cp);
-    i += 1 + extra;
-  }
-  return out;
-}
-
-std::string encode_utf8(char32_t c) {
-  std::string out;
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
-  return out;
-}
-
-bool is_cjk(char32_t c) {
-  return c >= 0x4E00 && c <= 0x9FFF;
-}
-bool is_line_end(char32_t c) {
-  return c == U'，' || c == U'。';
 }
 
 // ---------------------------------------------------------------------------
@@ -229,65 +160,22 @@ std::optional<Tone> mandarin_tone(const std::u32string& reading) {
 // The corpus: how often each CJK character occurs.
 std::map<char32_t, std::size_t> read_corpus(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ToneError("cannot open " + path.string() + " (the corpus, data/tang_poems.txt)");
+  if (!in) throw DataError("cannot open " + path.string() + " (the corpus, data/tang_poems.txt)");
   std::ostringstream ss;
   ss << in.rdbuf();
   const auto text = decode_utf8(ss.str());
-  if (!text) throw ToneError(path.string() + " is not valid UTF-8");
+  if (!text) throw DataError(path.string() + " is not valid UTF-8");
   std::map<char32_t, std::size_t> counts;
   for (char32_t c : *text) {
     if (is_cjk(c)) ++counts[c];
   }
-  if (counts.empty()) throw ToneError(path.string() + " has no CJK characters");
+  if (counts.empty()) throw DataError(path.string() + " has no CJK characters");
   return counts;
 }
 
 // ---------------------------------------------------------------------------
-// The package: <dir>/poet.tang.<N>.json in numeric order of N.
-std::optional<long> file_number(const std::string& name) {
-  const std::string prefix = "poet.tang.";
-  const std::string suffix = ".json";
-  if (name.size() <= prefix.size() + suffix.size() || !name.starts_with(prefix) ||
-      !name.ends_with(suffix)) {
-    return std::nullopt;
-  }
-  const std::string digits =
-      name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
-  if (digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), ::isdigit))
-    return std::nullopt;
-  return std::stol(digits);
-}
-
-std::vector<fs::path> list_tang_files(const fs::path& dir) {
-  if (!fs::is_directory(dir)) {
-    throw ToneError("folder not found: " + dir.string() +
-                    " (run scripts/fetch_corpus.sh; is this chinese-poetry@2.0.1?)");
-  }
-  std::vector<std::pair<long, fs::path>> numbered;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (const auto n = file_number(entry.path().filename().string())) {
-      numbered.emplace_back(*n, entry.path());
-    }
-  }
-  if (numbered.empty()) throw ToneError("no poet.tang.*.json files in " + dir.string());
-  std::sort(numbered.begin(), numbered.end());
-  std::vector<fs::path> files;
-  for (const auto& [number, path] : numbered) files.push_back(path);
-  return files;
-}
-
-nlohmann::json read_json_array(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ToneError("cannot open " + file.string());
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw ToneError("bad JSON in " + file.string() + ": " + e.what());
-  }
-  if (!doc.is_array()) throw ToneError("bad JSON in " + file.string() + ": expected an array");
-  return doc;
-}
+// The package: <dir>/poet.tang.<N>.json in numeric order of N (list_tang_files).
+constexpr const char* kFolderHint = "run scripts/fetch_corpus.sh; is this chinese-poetry@2.0.1?";
 
 // The string field `key` of an entry.
 std::string string_field(const nlohmann::json& entry, const char* key, const fs::path& file) {
@@ -295,19 +183,19 @@ std::string string_field(const nlohmann::json& entry, const char* key, const fs:
     const auto it = entry.find(key);
     if (it != entry.end() && it->is_string()) return it->get<std::string>();
   }
-  throw ToneError("bad JSON in " + file.string() + ": an entry without a string \"" + key + "\"");
+  throw DataError("bad JSON in " + file.string() + ": an entry without a string \"" + key + "\"");
 }
 
 // The array-of-strings field `key` of an entry, joined with nothing in between.
 std::string joined_field(const nlohmann::json& entry, const char* key, const fs::path& file) {
   const auto it = entry.is_object() ? entry.find(key) : entry.end();
   if (it == entry.end() || !it->is_array()) {
-    throw ToneError("bad JSON in " + file.string() + ": an entry without a \"" + key + "\" array");
+    throw DataError("bad JSON in " + file.string() + ": an entry without a \"" + key + "\" array");
   }
   std::string joined;
   for (const auto& part : *it) {
     if (!part.is_string()) {
-      throw ToneError("bad JSON in " + file.string() + ": a \"" + key +
+      throw DataError("bad JSON in " + file.string() + ": a \"" + key +
                       "\" element that is not a string");
     }
     joined += part.get<std::string>();
@@ -342,20 +230,17 @@ bool lines_up(const std::u32string& poem, const std::u32string& strain) {
 }
 
 StrainCounts count_strains(const fs::path& package_dir) {
-  if (!fs::is_directory(package_dir)) {
-    throw ToneError("package folder not found: " + package_dir.string() +
-                    " (run scripts/fetch_corpus.sh)");
-  }
+  require_package_dir(package_dir);
   StrainCounts counts;
   std::unordered_map<std::string, std::string> poems;  // id -> paragraphs joined
-  for (const auto& file : list_tang_files(package_dir / "dist" / "quantangshi")) {
+  for (const auto& file : list_tang_files(package_dir / "dist" / "quantangshi", kFolderHint)) {
     for (const auto& entry : read_json_array(file)) {
       ++counts.poems;
       poems[string_field(entry, "id", file)] = joined_field(entry, "paragraphs", file);
     }
   }
   const opencc::SimpleConverter t2s("t2s.json");
-  for (const auto& file : list_tang_files(package_dir / "dist" / "strains" / "json")) {
+  for (const auto& file : list_tang_files(package_dir / "dist" / "strains" / "json", kFolderHint)) {
     for (const auto& entry : read_json_array(file)) {
       ++counts.strains;
       const auto it = poems.find(string_field(entry, "id", file));
@@ -397,7 +282,7 @@ std::map<char32_t, Readings> read_unihan(const fs::path& path,
                                          const std::map<char32_t, std::size_t>& wanted) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    throw ToneError("cannot open " + path.string() +
+    throw DataError("cannot open " + path.string() +
                     " (bzcat /usr/share/unicode/Unihan_Readings.txt.bz2 from unicode-data)");
   }
   std::map<char32_t, Readings> readings;
@@ -409,14 +294,14 @@ std::map<char32_t, Readings> read_unihan(const fs::path& path,
     const auto tab1 = line.find('\t');
     const auto tab2 = tab1 == std::string::npos ? tab1 : line.find('\t', tab1 + 1);
     if (tab2 == std::string::npos || !line.starts_with("U+")) {
-      throw ToneError(path.string() + ":" + std::to_string(line_number) +
+      throw DataError(path.string() + ":" + std::to_string(line_number) +
                       ": not a Unihan line (U+XXXX<TAB>field<TAB>value)");
     }
     const std::string field = line.substr(tab1 + 1, tab2 - tab1 - 1);
     if (field != "kCantonese" && field != "kMandarin") continue;
     const std::string hex = line.substr(2, tab1 - 2);
     if (hex.empty() || hex.size() > 6 || !std::all_of(hex.begin(), hex.end(), ::isxdigit)) {
-      throw ToneError(path.string() + ":" + std::to_string(line_number) + ": bad code point \"U+" +
+      throw DataError(path.string() + ":" + std::to_string(line_number) + ": bad code point \"U+" +
                       hex + "\"");
     }
     const auto c = static_cast<char32_t>(std::stoul(hex, nullptr, 16));
@@ -429,18 +314,18 @@ std::map<char32_t, Readings> read_unihan(const fs::path& path,
     for (std::string word; words >> word;) {
       if (field == "kCantonese") {
         const auto t = cantonese_tone(word);
-        if (!t) throw ToneError(where + "not a Jyutping reading: \"" + word + "\"");
+        if (!t) throw DataError(where + "not a Jyutping reading: \"" + word + "\"");
         r.cantonese_tones.push_back(*t);
       } else {
         const auto letters = decode_utf8(word);
-        if (!letters) throw ToneError(where + "invalid UTF-8");
+        if (!letters) throw DataError(where + "invalid UTF-8");
         if (const auto t = mandarin_tone(*letters)) r.mandarin_tones.push_back(*t);
       }
     }
     (field == "kCantonese" ? r.cantonese : r.mandarin) = value;
   }
   if (cantonese_lines == 0) {
-    throw ToneError("no kCantonese lines in " + path.string() + " (is this Unihan_Readings.txt?)");
+    throw DataError("no kCantonese lines in " + path.string() + " (is this Unihan_Readings.txt?)");
   }
   return readings;
 }
@@ -524,10 +409,10 @@ int run(const Options& opt) {
         << e.ze << '\n';
   }
   std::ofstream out(opt.out, std::ios::binary | std::ios::trunc);
-  if (!out) throw ToneError("cannot write " + opt.out.string());
+  if (!out) throw DataError("cannot write " + opt.out.string());
   out << tsv.str();
   out.close();
-  if (!out) throw ToneError("error while writing " + opt.out.string());
+  if (!out) throw DataError("error while writing " + opt.out.string());
 
   // --- what we print ---
   std::size_t corpus_tokens = 0;
@@ -595,14 +480,5 @@ int run(const Options& opt) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(parse_args(argc, argv));
-  } catch (const ToneError& e) {
-    std::cerr << "prepare_tones: error: " << e.what() << "\n";
-  } catch (const opencc::Exception& e) {  // e.g. t2s.json not installed
-    std::cerr << "prepare_tones: error: OpenCC: " << e.what() << "\n";
-  } catch (const std::exception& e) {  // filesystem errors and the like
-    std::cerr << "prepare_tones: error: " << e.what() << "\n";
-  }
-  return 1;
+  return poetry::run_reporting_errors("prepare_tones", [&] { return run(parse_args(argc, argv)); });
 }
