@@ -3,23 +3,31 @@
 
 #include <algorithm>
 #include <cmath>
-#include <experimental/simd>
+#include <cstring>
 #include <vector>
 
 namespace tang::ops {
 
-// Eight floats side by side, the eight lanes of dot() (ops.hpp): + and * work
-// lane by lane. std::experimental::simd keeps them in one vector register; a
-// float[8] would sit in memory, and each addition wait for a store and a load.
-namespace stdx = std::experimental;
-using Lanes = stdx::fixed_size_simd<float, 8>;
-constexpr std::size_t kLanes = Lanes::size();
+// The eight lanes of dot() (ops.hpp) side by side, + and * lane by lane: a GCC vector
+// type, kept in one register (a float[8] would sit in memory, each addition waiting).
+using Lanes = float __attribute__((vector_size(32)));
+constexpr std::size_t kLanes = sizeof(Lanes) / sizeof(float);
+
+// dot(), dot4() and their loads read exactly n floats of each row and of x; the sanitizer
+// build skips them (lessons would run ten times slower) and checks their callers' buffers.
+#define TANG_NOT_SANITIZED __attribute__((no_sanitize("address", "undefined")))
+
+static TANG_NOT_SANITIZED Lanes load(const float* p) {
+  Lanes v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
 
 // The end of one sum: the terms after the last full eight, then the lanes pairwise.
-static float finish_dot(Lanes lanes, const float* row, const float* x, std::size_t i,
-                        std::size_t n) {
-  float lane[kLanes];
-  lanes.copy_to(lane, stdx::element_aligned);
+static TANG_NOT_SANITIZED float finish_dot(Lanes lanes, const float* row, const float* x,
+                                           std::size_t i, std::size_t n) {
+  float lane[kLanes] = {lanes[0], lanes[1], lanes[2], lanes[3],
+                        lanes[4], lanes[5], lanes[6], lanes[7]};
   for (std::size_t k = 0; i + k < n; ++k) lane[k] += row[i + k] * x[i + k];
   for (std::size_t width = kLanes / 2; width > 0; width /= 2) {  // 8 -> 4 -> 2 -> 1
     for (std::size_t k = 0; k < width; ++k) lane[k] += lane[k + width];
@@ -27,15 +35,10 @@ static float finish_dot(Lanes lanes, const float* row, const float* x, std::size
   return lane[0];
 }
 
-// dot() and dot4() read exactly n floats of each row and of x, and most of a
-// forward pass is spent in them: the sanitizer build leaves them uninstrumented
-// (the lessons would run ten times slower) and checks their callers' buffers.
-#define TANG_NOT_SANITIZED __attribute__((no_sanitize("address", "undefined")))
 TANG_NOT_SANITIZED float dot(const float* a, const float* b, std::size_t n) {
-  Lanes lanes = 0.0f;
+  Lanes lanes = {};  // +0 in every lane
   std::size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    lanes += Lanes(a + i, stdx::element_aligned) * Lanes(b + i, stdx::element_aligned);
+  for (; i + kLanes <= n; i += kLanes) lanes += load(a + i) * load(b + i);
   return finish_dot(lanes, a, b, i, n);
 }
 
@@ -46,14 +49,14 @@ static TANG_NOT_SANITIZED void dot4(float* out, const float* rows, std::size_t s
                                     const float* x, std::size_t n) {
   const float *row0 = rows, *row1 = rows + stride, *row2 = rows + 2 * stride,
               *row3 = rows + 3 * stride;
-  Lanes lanes0 = 0.0f, lanes1 = 0.0f, lanes2 = 0.0f, lanes3 = 0.0f;
+  Lanes lanes0 = {}, lanes1 = {}, lanes2 = {}, lanes3 = {};
   std::size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
-    const Lanes xi(x + i, stdx::element_aligned);
-    lanes0 += Lanes(row0 + i, stdx::element_aligned) * xi;
-    lanes1 += Lanes(row1 + i, stdx::element_aligned) * xi;
-    lanes2 += Lanes(row2 + i, stdx::element_aligned) * xi;
-    lanes3 += Lanes(row3 + i, stdx::element_aligned) * xi;
+    const Lanes xi = load(x + i);
+    lanes0 += load(row0 + i) * xi;
+    lanes1 += load(row1 + i) * xi;
+    lanes2 += load(row2 + i) * xi;
+    lanes3 += load(row3 + i) * xi;
   }
   out[0] = finish_dot(lanes0, row0, x, i, n);
   out[1] = finish_dot(lanes1, row1, x, i, n);
@@ -136,10 +139,9 @@ void attend(float* out, float* weights, const float* q, const float* keys, const
     const float* vh = values + h * HS;  // value j of this head at vh + j * stride
     std::size_t i = 0;
     for (; i + kLanes <= HS; i += kLanes) {
-      Lanes sum = 0.0f;
-      for (std::size_t j = 0; j < n; ++j)
-        sum += w[j] * Lanes(vh + j * stride + i, stdx::element_aligned);
-      sum.copy_to(o + i, stdx::element_aligned);
+      Lanes sum = {};
+      for (std::size_t j = 0; j < n; ++j) sum += w[j] * load(vh + j * stride + i);
+      for (std::size_t k = 0; k < kLanes; ++k) o[i + k] = sum[k];
     }
     for (; i < HS; ++i) {  // the rest, if HS is not a multiple of 8
       float sum = 0.0f;
