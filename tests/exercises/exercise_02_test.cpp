@@ -18,23 +18,19 @@
 #include <vector>
 
 #include "exercise/sample_with_temperature.hpp"
+#include "number_text.hpp"
 #include "rng.hpp"
 #include "sampling.hpp"
 
 namespace {
+
+using tang::testing::num;
 
 using tang::TokenId;
 using tang::mine::sample_from;
 using tang::mine::sample_with_temperature;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
-
-// A number as a person writes it (gtest's messages would print 0.15f as 0.15000000596046448).
-std::string num(double x) {
-  std::ostringstream out;
-  out << x;
-  return out.str();
-}
 
 std::string show(const std::vector<float>& v) {
   std::ostringstream out;

@@ -22,28 +22,17 @@
 #include <vector>
 
 #include "exercise/top_p.hpp"
+#include "number_text.hpp"
 #include "random_distributions.hpp"
 #include "rng.hpp"
 #include "sampling.hpp"
 
 namespace {
 
+using tang::testing::exact;
+using tang::testing::num;
+
 using tang::mine::top_p_filter;
-
-// A number as a person writes it (gtest's messages would print 0.15f as 0.15000000596046448).
-std::string num(double x) {
-  std::ostringstream out;
-  out << x;
-  return out.str();
-}
-
-// All the digits a float needs to be told apart from its neighbours.
-std::string exact(float x) {
-  std::ostringstream out;
-  out.precision(9);
-  out << x;
-  return out.str();
-}
 
 std::string show(const std::vector<float>& v) {
   std::ostringstream out;

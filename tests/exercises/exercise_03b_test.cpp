@@ -28,32 +28,21 @@
 
 #include "exercise/min_p_penalty.hpp"
 #include "min_p_sampler.hpp"
+#include "number_text.hpp"
 #include "random_distributions.hpp"
 #include "rng.hpp"
 #include "sampling.hpp"
 
 namespace {
 
+using tang::testing::exact;
+using tang::testing::num;
+
 using tang::TokenId;
 using tang::mine::min_p_filter;
 using tang::mine::repetition_penalty;
 
 const float kInf = std::numeric_limits<float>::infinity();
-
-// A number as a person writes it (gtest's messages would print 0.15f as 0.15000000596046448).
-std::string num(double x) {
-  std::ostringstream out;
-  out << x;
-  return out.str();
-}
-
-// All the digits a float needs to be told apart from its neighbours.
-std::string exact(float x) {
-  std::ostringstream out;
-  out.precision(9);
-  out << x;
-  return out.str();
-}
 
 template <typename T>
 std::string show(const std::vector<T>& v) {

@@ -24,20 +24,16 @@
 #include "exercise/qiyan_jueju.hpp"
 #include "fixed_form.hpp"
 #include "generate.hpp"
+#include "number_text.hpp"
 #include "sampling.hpp"
 #include "top_k.hpp"
 
 namespace {
 
+using tang::testing::num;
+
 using tang::TokenId;
 using tang::mine::qiyan_jueju_mask;
-
-// A number as a person writes it (gtest's messages would print 0.15f as 0.15000000596046448).
-std::string num(double x) {
-  std::ostringstream out;
-  out << x;
-  return out.str();
-}
 
 const tang::GPT& tiny_model() {
   static const tang::GPT model =

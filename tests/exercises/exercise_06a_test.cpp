@@ -21,24 +21,19 @@
 #include <vector>
 
 #include "exercise/attention_with_cache.hpp"
+#include "number_text.hpp"
 #include "ops.hpp"
 #include "rng.hpp"
 
 namespace {
+
+using tang::testing::exact;
 
 using tang::TokenId;
 using tang::mine::attention_with_cache;
 using tang::mine::embed_with_offset;
 
 constexpr std::size_t N = 24, C = 16, NH = 4;  // positions, width, heads (head size 4)
-
-// All the digits a float needs to be told apart from its neighbours.
-std::string exact(float x) {
-  std::ostringstream out;
-  out.precision(9);
-  out << x;
-  return out.str();
-}
 
 // The first i < n where a and b hold different bits, or n.
 std::size_t first_difference(const float* a, const float* b, std::size_t n) {
