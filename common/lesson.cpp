@@ -25,14 +25,16 @@ const char* const kExerciseCode =
 }  // namespace
 
 int run_lesson(int argc, char** argv, const std::string& name, const std::string& description,
-               const std::vector<Section>& sections) {
+               const std::vector<Section>& sections, const ExtraFlags& extra) {
   CLI::App app{description, name};
   LessonFlags flags;
   add_lesson_flags(app, flags);
+  if (extra.declare) extra.declare(app);
   return run_program(argc, argv, app, [&] {
     const LessonOptions options = check_lesson_options(flags);
     const GPT model = load_checkpoint(options.checkpoint);
     check_options_against_model(options, model);
+    if (extra.check) extra.check(model, options);
     for (std::size_t i = 0; i < sections.size(); ++i) {
       check_vocabulary_has(model, options.checkpoint, sections[i].needs(options),
                            "section " + std::to_string(i + 1) + " (" + sections[i].title + ")");

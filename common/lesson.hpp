@@ -13,6 +13,8 @@
 // stub's "not implemented yet" line instead, and the next section runs.
 #pragma once
 
+#include <CLI/CLI.hpp>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -33,15 +35,23 @@ struct LessonContext {
 
 struct Section {
   std::string title;  // printed as "== N. title"
-  void (*run)(LessonContext&);
+  std::function<void(LessonContext&)> run;
   // The characters the section will look up or write with these options (its
   // default prompts, punctuation, ...), checked against the model's vocabulary
   // before the lesson starts.
-  std::string (*needs)(const LessonOptions&);
+  std::function<std::string(const LessonOptions&)> needs;
+};
+
+// Flags of one lesson only, on top of the ones every lesson takes (options.hpp):
+// lesson 07's --form, --rhyme and --beam.
+struct ExtraFlags {
+  std::function<void(CLI::App&)> declare;  // adds the flags, before parsing
+  // After the model is loaded and before anything is printed; throws BadOption.
+  std::function<void(const GPT&, const LessonOptions&)> check;
 };
 
 int run_lesson(int argc, char** argv, const std::string& name, const std::string& description,
-               const std::vector<Section>& sections);
+               const std::vector<Section>& sections, const ExtraFlags& extra = {});
 
 // Throws UserError naming the first character of `text` that the model does
 // not know, the checkpoint, and `who` needs it.

@@ -25,6 +25,7 @@ class LogitMask {
 
   bool allows(TokenId id) const { return allowed_[static_cast<std::size_t>(id)]; }
   std::size_t allowed_count() const { return allowed_.size() - banned_.size(); }
+  std::size_t size() const { return allowed_.size(); }  // the vocabulary size
 
   // Sets banned logits to -infinity. Throws UserError when nothing is allowed.
   // Touches only the banned ids: 3 stores for inside_line_mask, not 7,129.

@@ -1,0 +1,128 @@
+#include "beam_search.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <set>
+
+#include "exercise/beam_step.hpp"  // exercise 07b
+#include "kv_cache.hpp"            // lesson 06
+#include "sampler.hpp"             // lesson 03
+
+namespace tang {
+
+namespace {
+
+struct Beam {
+  KVCache cache;                 // this beam's keys and values (lesson 06)
+  std::vector<TokenId> context;  // "\n" + the poem so far
+  WrittenVerse verse;
+};
+
+// ln softmax(logits), in double for the sum: (V)
+std::vector<float> log_softmax(std::span<const float> logits) {
+  const float max = *std::max_element(logits.begin(), logits.end());
+  double sum = 0.0;
+  for (float z : logits) sum += std::exp(static_cast<double>(z - max));
+  const double log_sum = std::log(sum);
+  std::vector<float> out(logits.size());
+  for (std::size_t i = 0; i < logits.size(); ++i) {
+    out[i] = static_cast<float>(static_cast<double>(logits[i] - max) - log_sum);
+  }
+  return out;
+}
+
+}  // namespace
+
+WrittenVerse write_verse(const GPT& model, const VerseConstraint& constraint,
+                         const BeamSettings& settings, Rng& rng, std::ostream* trace) {
+  const Tokenizer& tokenizer = model.tokenizer();
+  SamplingSettings sampling = settings.sampling;
+  sampling.trace = nullptr;
+  std::vector<Beam> beams;
+  beams.push_back(Beam{KVCache(model.config()), tokenizer.encode("\n"), {}});
+  Activations acts(model.config());  // shared: the beams run one after the other
+
+  for (std::size_t step = 0; step < constraint.length(); ++step) {
+    const std::size_t B = beams.size();
+    std::vector<double> scores(B);
+    std::vector<std::vector<float>> log_probs(B);  // (B, V)
+    std::vector<LogitMask> candidates;             // (B)
+    std::vector<double> allowed_mass(B);
+    for (std::size_t b = 0; b < B; ++b) {
+      Beam& beam = beams[b];
+      const std::span<const TokenId> written(beam.context.begin() + 1, beam.context.end());
+      // Only the character the cache has not seen goes through the model (the
+      // whole "\n" on the first step). A poem is shorter than the context.
+      const std::span<const TokenId> unseen(beam.context.begin() + beam.cache.length,
+                                            beam.context.end());
+      const View<2> out = forward_with_cache(model, unseen, beam.cache.length, beam.cache, acts);
+      const std::span<const float> logits = require_finite({out.data(), out.size()});
+      log_probs[b] = log_softmax(logits);
+      scores[b] = beam.verse.score;
+      const LogitMask mask = constraint.allowed_next(written);
+      for (std::size_t t = 0; t < logits.size(); ++t) {
+        if (mask.allows(static_cast<TokenId>(t))) allowed_mass[b] += std::exp(log_probs[b][t]);
+      }
+      if (sampling.temperature == 0.0f) {
+        candidates.push_back(mask);
+        continue;
+      }
+      std::vector<TokenId> drawn;  // `width` draws with the lesson's sampler, each one coin
+      for (std::size_t d = 0; d < settings.width; ++d) {
+        std::vector<float> z(logits.begin(), logits.end());
+        mask.apply(z);
+        drawn.push_back(sample_next(z, sampling, rng));
+      }
+      candidates.push_back(LogitMask(logits.size()).allow_only(drawn));
+    }
+
+    const std::vector<mine::BeamChoice> choices =
+        mine::beam_step(scores, log_probs, candidates, settings.width);
+
+    // The kept beams: a beam extended once moves on, one extended twice is copied.
+    std::vector<std::size_t> children(B, 0);
+    for (const mine::BeamChoice& c : choices) ++children.at(c.beam);
+    std::vector<Beam> next;
+    for (const mine::BeamChoice& c : choices) {
+      Beam& parent = beams[c.beam];
+      Beam child = --children[c.beam] == 0 ? std::move(parent) : parent;
+      const auto t = static_cast<std::size_t>(c.token);
+      child.context.push_back(c.token);
+      child.verse.tokens.push_back(c.token);
+      child.verse.score = c.score;
+      child.verse.log_p.push_back(log_probs[c.beam][t]);
+      child.verse.allowed_mass.push_back(allowed_mass[c.beam]);
+      next.push_back(std::move(child));
+    }
+    beams = std::move(next);
+
+    if (trace) {
+      *trace << "    step " << step + 1 << ":";
+      for (std::size_t b = 0; b < beams.size(); ++b) {
+        std::string text = tokenizer.decode(beams[b].verse.tokens);
+        if (!text.empty() && text.back() == '\n') text.back() = ' ';
+        char score[32];
+        std::snprintf(score, sizeof score, "%.2f", beams[b].verse.score);
+        *trace << (b == 0 ? " " : " | ") << score << " " << text;
+      }
+      *trace << "\n";
+    }
+  }
+  return std::move(beams.front().verse);  // beam_step returns the best first
+}
+
+double mean_log_p_per_character(const WrittenVerse& verse, const VerseVocabulary& vocab) {
+  double sum = 0.0;
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < verse.tokens.size(); ++i) {
+    const TokenId t = verse.tokens[i];
+    if (t == vocab.comma || t == vocab.full_stop || t == vocab.newline) continue;
+    sum += verse.log_p[i];
+    ++n;
+  }
+  return n ? sum / static_cast<double>(n) : 0.0;
+}
+
+}  // namespace tang

@@ -1,0 +1,108 @@
+// check_verse: the rules of regular verse, checked line by line (check_verse.hpp).
+//
+//   check_verse 床前明月光，疑是地上霜。举头望明月，低头思故乡。   one poem or more
+//   check_verse - < poems.txt                                        one poem a line
+//   check_verse --corpus data/tang_poems.txt [--markdown]            pass rates per form
+//
+// --no-repeat also fails a poem that uses a character twice. For poems, the
+// exit status is 0 when every poem passes and 1 when one fails; 2 for a bad flag.
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "check_verse.hpp"
+#include "errors.hpp"
+#include "program.hpp"
+
+namespace {
+
+using namespace tang;
+
+struct FormTally {
+  std::size_t poems = 0, tones = 0, rhyme = 0, both = 0, both_no_repeat = 0, repeating = 0;
+};
+
+std::string percent(std::size_t part, std::size_t whole) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", whole ? 100.0 * part / whole : 0.0);
+  return text;
+}
+
+int pass_rates(const std::string& corpus, bool markdown, const VerseTables& tables) {
+  std::ifstream in(corpus);
+  if (!in) throw BadOption("--corpus " + corpus + ": cannot read it (data/tang_poems.txt?)");
+  std::map<std::string, FormTally> tally;
+  std::size_t poems = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    ++poems;
+    const VerseCheck c = check_verse(line, tables);
+    if (!c.form) continue;
+    FormTally& t = tally[c.form->name];
+    ++t.poems;
+    t.tones += c.tones_ok();
+    t.rhyme += c.rhyme_ok();
+    t.both += c.passes();
+    t.both_no_repeat += c.passes(/*no_repeat=*/true);
+    t.repeating += !c.repeated.empty();
+  }
+  std::cout << poems << " poems in " << corpus << "\n\n";
+  if (markdown) {
+    std::cout << "| form | poems of its shape | 粘 对 二四六, line ends | one rhyme group "
+                 "| both: pass | pass, no character twice | repeat a character |\n"
+                 "|---|--:|--:|--:|--:|--:|--:|\n";
+  } else {
+    std::printf("%-6s %8s %10s %10s %10s %12s %10s\n", "form", "poems", "tones", "rhyme", "pass",
+                "pass+norep", "repeats");
+  }
+  for (const VerseForm& f : verse_forms()) {
+    const FormTally& t = tally[f.name];
+    if (markdown) {
+      std::cout << "| " << f.name << " | " << t.poems << " | " << percent(t.tones, t.poems) << " | "
+                << percent(t.rhyme, t.poems) << " | " << percent(t.both, t.poems) << " | "
+                << percent(t.both_no_repeat, t.poems) << " | " << percent(t.repeating, t.poems)
+                << " |\n";
+    } else {
+      std::printf("%-8s %8zu %10s %10s %10s %12s %10s\n", f.name.c_str(), t.poems,
+                  percent(t.tones, t.poems).c_str(), percent(t.rhyme, t.poems).c_str(),
+                  percent(t.both, t.poems).c_str(), percent(t.both_no_repeat, t.poems).c_str(),
+                  percent(t.repeating, t.poems).c_str());
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"check_verse: the tones and rhyme of regular verse, line by line", "check_verse"};
+  std::vector<std::string> poems;
+  std::string corpus;
+  bool markdown = false, no_repeat = false;
+  app.add_option("poems", poems, "poems to check; - reads one poem a line from stdin");
+  app.add_option("--corpus", corpus, "print the pass rates of every poem of this file, per form");
+  app.add_flag("--markdown", markdown, "with --corpus: the table in Markdown");
+  app.add_flag("--no-repeat", no_repeat, "a poem that uses a character twice fails");
+  return run_program(argc, argv, app, [&] {
+    if (corpus.empty() == poems.empty()) {
+      throw BadOption("give poems to check, or --corpus FILE for pass rates (not both)");
+    }
+    const VerseTables tables = VerseTables::load_shipped();
+    if (!corpus.empty()) return pass_rates(corpus, markdown, tables);
+    if (poems.size() == 1 && poems[0] == "-") {
+      poems.clear();
+      for (std::string line; std::getline(std::cin, line);) {
+        if (!line.empty()) poems.push_back(line);
+      }
+    }
+    bool all_pass = true;
+    for (const std::string& poem : poems) {
+      const VerseCheck c = check_verse(poem, tables);
+      std::cout << describe_check(c, no_repeat, "");
+      all_pass = all_pass && c.passes(no_repeat);
+    }
+    return all_pass ? 0 : 1;
+  });
+}

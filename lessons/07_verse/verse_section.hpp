@@ -1,0 +1,31 @@
+// verse_section.hpp: section 7, regular verse (格律): tones, rhyme and beam search.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "lesson.hpp"
+#include "verse_form.hpp"
+#include "verse_tables.hpp"
+
+namespace tang {
+
+// Lesson 07's own flags, filled in by verse_flags() before the lesson prints.
+struct VerseOptions {
+  std::string form_name = "七绝";  // --form
+  std::string rhyme;               // --rhyme: a group number or one of its characters
+  std::size_t beam = 4;            // --beam
+  // Resolved by the check:
+  VerseForm form;
+  std::optional<int> rhyme_group;
+  std::shared_ptr<const VerseTables> tables;
+};
+
+// --form 五绝|七绝|五律|七律, --rhyme, --beam N; checked against the tables and
+// the model (and --heads against the form) before anything is printed.
+ExtraFlags verse_flags(VerseOptions& options);
+
+Section verse_section(const VerseOptions& options);
+
+}  // namespace tang
