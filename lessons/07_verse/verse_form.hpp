@@ -15,7 +15,7 @@
 // Example, 七绝, 平起, first line rhyming (中 = either):
 //   中平中仄中平平   (rhymes)
 //   中仄中平中仄平   (rhymes)
-//   中仄中平中平仄
+//   中仄中平中仄仄
 //   中平中仄中平平   (rhymes)
 #pragma once
 

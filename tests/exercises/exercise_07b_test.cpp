@@ -1,0 +1,127 @@
+// exercise_07b_test: EXERCISE 07b, one step of beam search
+// (lessons/07_verse/exercise/beam_step.cpp).
+//
+//   ctest --preset learner -L exercise_07b     your code
+//   ctest --preset release -L exercise_07b     the reference solution
+//
+// Small hand-made beams whose answer can be read off, the tie rules, masks,
+// -infinity, the errors, and random beams against a brute force written here.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "exercise/beam_step.hpp"
+
+namespace {
+
+using tang::LogitMask;
+using tang::TokenId;
+using tang::mine::beam_step;
+using tang::mine::BeamChoice;
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+std::vector<LogitMask> all_allowed(std::size_t beams, std::size_t vocab) {
+  return std::vector<LogitMask>(beams, LogitMask(vocab));
+}
+
+// (beam, token) pairs, for short expectations.
+std::vector<std::pair<std::size_t, TokenId>> picks(const std::vector<BeamChoice>& choices) {
+  std::vector<std::pair<std::size_t, TokenId>> out;
+  for (const BeamChoice& c : choices) out.emplace_back(c.beam, c.token);
+  return out;
+}
+
+TEST(Exercise07b, KeepsTheBestExtensionsAcrossBeamsBestFirst) {
+  const std::vector<double> scores = {-1.0, -3.0};
+  const std::vector<std::vector<float>> lp = {{-2.0f, -0.5f, -4.0f}, {-0.1f, -3.0f, -0.2f}};
+  const auto got = beam_step(scores, lp, all_allowed(2, 3), 3);
+  // beam 0: -3.0 -1.5 -5.0; beam 1: -3.1 -6.0 -3.2
+  EXPECT_EQ(picks(got), (std::vector<std::pair<std::size_t, TokenId>>{{0, 1}, {0, 0}, {1, 0}}));
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_DOUBLE_EQ(got[0].score, -1.5);
+  EXPECT_DOUBLE_EQ(got[2].score, -3.0 + static_cast<double>(-0.1f));
+}
+
+TEST(Exercise07b, OneBeamCanGiveAllTheChildren) {
+  const std::vector<double> scores = {0.0, -10.0};
+  const std::vector<std::vector<float>> lp = {{-1.0f, -2.0f, -3.0f}, {-0.0f, -0.0f, -0.0f}};
+  EXPECT_EQ(picks(beam_step(scores, lp, all_allowed(2, 3), 3)),
+            (std::vector<std::pair<std::size_t, TokenId>>{{0, 0}, {0, 1}, {0, 2}}));
+}
+
+TEST(Exercise07b, MasksDecideWhatMayBeAdded) {
+  const std::vector<double> scores = {0.0, 0.0};
+  const std::vector<std::vector<float>> lp = {{-0.1f, -2.0f, -3.0f}, {-0.2f, -5.0f, -0.3f}};
+  std::vector<LogitMask> masks = all_allowed(2, 3);
+  masks[0].ban(TokenId{0});
+  const TokenId only[] = {2};
+  masks[1].allow_only(only);
+  EXPECT_EQ(picks(beam_step(scores, lp, masks, 4)),
+            (std::vector<std::pair<std::size_t, TokenId>>{{1, 2}, {0, 1}, {0, 2}}));
+}
+
+TEST(Exercise07b, TiesGoToTheLowerBeamThenTheLowerToken) {
+  const std::vector<double> scores = {-1.0, -1.0};
+  const std::vector<std::vector<float>> lp = {{-1.0f, -1.0f}, {-1.0f, -1.0f}};
+  EXPECT_EQ(picks(beam_step(scores, lp, all_allowed(2, 2), 3)),
+            (std::vector<std::pair<std::size_t, TokenId>>{{0, 0}, {0, 1}, {1, 0}}));
+}
+
+TEST(Exercise07b, FewerExtensionsThanTheWidthAndNoMinusInfinity) {
+  const std::vector<double> scores = {0.0};
+  const std::vector<std::vector<float>> lp = {{-kInf, -1.0f, -kInf, -2.0f}};
+  EXPECT_EQ(picks(beam_step(scores, lp, all_allowed(1, 4), 8)),
+            (std::vector<std::pair<std::size_t, TokenId>>{{0, 1}, {0, 3}}));
+  const std::vector<std::vector<float>> none = {{-kInf, -kInf}};
+  EXPECT_TRUE(beam_step(scores, none, all_allowed(1, 2), 2).empty());
+}
+
+TEST(Exercise07b, MismatchedSizesAndWidthZeroThrow) {
+  const std::vector<double> two = {0.0, 0.0};
+  const std::vector<std::vector<float>> one_row = {{-1.0f, -1.0f}};
+  EXPECT_THROW(beam_step(two, one_row, all_allowed(2, 2), 1), std::invalid_argument);
+  const std::vector<double> one = {0.0};
+  EXPECT_THROW(beam_step(one, one_row, all_allowed(2, 2), 1), std::invalid_argument);
+  EXPECT_THROW(beam_step(one, one_row, all_allowed(1, 3), 1), std::invalid_argument);
+  EXPECT_THROW(beam_step(one, one_row, all_allowed(1, 2), 0), std::invalid_argument);
+}
+
+TEST(Exercise07b, RandomBeamsAgreeWithABruteForce) {
+  std::mt19937 gen(11);
+  std::normal_distribution<float> normal(-5.0f, 2.0f);
+  std::bernoulli_distribution banned(0.3);
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::size_t beams = 1 + static_cast<std::size_t>(trial % 5);
+    const std::size_t vocab = 2 + static_cast<std::size_t>(trial % 13);
+    const std::size_t width = 1 + static_cast<std::size_t>(trial % 7);
+    std::vector<double> scores(beams);
+    std::vector<std::vector<float>> lp(beams, std::vector<float>(vocab));
+    std::vector<LogitMask> masks = all_allowed(beams, vocab);
+    std::vector<BeamChoice> all;
+    for (std::size_t b = 0; b < beams; ++b) {
+      scores[b] = std::round(normal(gen));  // whole numbers: ties happen
+      for (std::size_t t = 0; t < vocab; ++t) {
+        lp[b][t] = std::round(normal(gen));
+        if (banned(gen)) masks[b].ban(static_cast<TokenId>(t));
+        if (masks[b].allows(static_cast<TokenId>(t))) {
+          all.push_back({b, static_cast<TokenId>(t), scores[b] + lp[b][t]});
+        }
+      }
+    }
+    std::stable_sort(all.begin(), all.end(),
+                     [](const BeamChoice& x, const BeamChoice& y) { return x.score > y.score; });
+    all.resize(std::min(width, all.size()));
+    const auto got = beam_step(scores, lp, masks, width);
+    ASSERT_EQ(picks(got), picks(all)) << "trial " << trial;
+    for (std::size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i].score, all[i].score);
+  }
+}
+
+}  // namespace
