@@ -29,6 +29,10 @@ int run_lesson(int argc, char** argv, const std::string& name, const std::string
   CLI::App app{description, name};
   LessonFlags flags;
   add_lesson_flags(app, flags);
+  std::size_t only = 0;  // --section N: run section N alone (0: all of them)
+  app.add_option("--section", only,
+                 "run only section N, numbered as in the whole lesson (its text is the same)")
+      ->check(CLI::Range(std::size_t{1}, sections.size()));
   if (extra.declare) extra.declare(app);
   return run_program(argc, argv, app, [&] {
     const LessonOptions options = check_lesson_options(flags);
@@ -45,6 +49,7 @@ int run_lesson(int argc, char** argv, const std::string& name, const std::string
     StepTrace trace(std::cout, model.tokenizer());
     LessonContext context{model, options, std::cout, options.trace ? &trace : nullptr};
     for (std::size_t i = 0; i < sections.size(); ++i) {
+      if (only != 0 && i + 1 != only) continue;  // every section starts from --seed on its own
       std::cout << "\n== " << i + 1 << ". " << sections[i].title << "\n";
       try {
         sections[i].run(context);

@@ -48,6 +48,8 @@ void PrintTo(const Lesson& lesson, std::ostream* os) {
 
 const Lesson kLessons[] = {{1, TANG_LESSON_01}, {2, TANG_LESSON_02}, {3, TANG_LESSON_03},
                            {4, TANG_LESSON_04}, {5, TANG_LESSON_05}, {6, TANG_LESSON_06}};
+// Lesson 07 runs lesson 06's timing too: its own tests below, mostly with --section 7.
+const Lesson kLesson07 = {7, TANG_LESSON_07};
 
 struct Outcome {
   int status = -1;  // exit status; 128 + signal when killed by one
@@ -440,6 +442,67 @@ TEST(Lessons, GreedyRunsAndIsRepeatable) {
   EXPECT_NE(six.out.find("IDENTICAL"), std::string::npos) << six.out;
 }
 
+// Lesson 07: sections 1-7; its sections 1-5 are lesson 05's, and --section 7
+// prints exactly the full run's section 7.
+TEST(Lessons, LessonSevenAddsRegularVerse) {
+  REQUIRE_MODEL();
+  const Outcome full = run_lesson(kLesson07);
+  ASSERT_EQ(full.status, 0) << describe(full);
+  expect_header(kLesson07, full);
+  const auto sections = sections_of(full.out);
+  expect_sections(kLesson07, sections, full.out);
+  const Outcome five = run_lesson(kLessons[4]);
+  ASSERT_EQ(five.status, 0) << describe(five);
+  const auto five_sections = sections_of(five.out);
+  ASSERT_EQ(five_sections.size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(sections[i].lines, five_sections[i].lines) << "section " << i + 1;
+  }
+  const Outcome seven = run_lesson(kLesson07, {"--section", "7"});
+  ASSERT_EQ(seven.status, 0) << describe(seven);
+  const auto only = sections_of(seven.out);
+  ASSERT_EQ(only.size(), 1u) << seven.out;
+  EXPECT_EQ(only[0].heading, sections[6].heading);
+  EXPECT_EQ(only[0].lines, sections[6].lines);
+
+  // 出塞 passes, 静夜思 fails; the three constrained poems pass.
+  std::size_t passes = 0, fails = 0;
+  for (const std::string& line : sections[6].lines) {
+    passes += line.find(": passes") != std::string::npos;
+    fails += line.find(": FAILS") != std::string::npos;
+  }
+  EXPECT_EQ(passes, 4u) << seven.out;  // 出塞, verse beam 1, verse beam 4, the acrostic
+  EXPECT_GE(fails, 1u) << seven.out;   // 静夜思 (the form-only poem may pass by chance)
+}
+
+TEST(Lessons, LessonSevenFormRhymeBeamAndHeads) {
+  REQUIRE_MODEL();
+  const Outcome r = run_lesson(kLesson07, {"--section", "7", "--form", "五律", "--rhyme", "山",
+                                           "--beam", "2", "--heads", "春花秋月夜雨江山"});
+  ASSERT_EQ(r.status, 0) << describe(r);
+  EXPECT_NE(r.out.find("verse, beam 2:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("acrostic 五律 on 春花秋月夜雨江山, beam 2:"), std::string::npos) << r.out;
+  // 出塞 rhymes in 山's group (关 还 山): the three 五律 must rhyme in the same one.
+  const auto group_of = [](const std::string& line) {
+    const auto at = line.find("rhyme group ");
+    return at == std::string::npos
+               ? std::string()
+               : line.substr(at + 12, line.find_first_not_of("0123456789", at + 12) - at - 12);
+  };
+  std::string shan;
+  std::vector<std::string> verdicts;  // 五律: form only, verse beam 1, beam 2, the acrostic
+  for (const std::string& line : lines_of(r.out)) {
+    if (line.find("-> 七绝") != std::string::npos && shan.empty()) shan = group_of(line);
+    if (line.find("-> 五律") != std::string::npos) verdicts.push_back(line);
+  }
+  ASSERT_EQ(verdicts.size(), 4u) << r.out;
+  ASSERT_FALSE(shan.empty()) << r.out;
+  for (std::size_t i = 1; i < 4; ++i) {
+    EXPECT_NE(verdicts[i].find(": passes"), std::string::npos) << verdicts[i];
+    EXPECT_EQ(group_of(verdicts[i]), shan) << verdicts[i];
+  }
+}
+
 TEST(Lessons, ALongPromptKeepsItsLast128Characters) {
   REQUIRE_MODEL();
   std::string prompt;
@@ -511,6 +574,8 @@ const std::vector<BadFlags>& bad_flags() {
       {"UnknownFlag", {"--foo"}, {"--foo"}, 2, false},
       {"MineIsGone", {"--mine"}, {"--mine"}, 2, false},
       {"MissingValue", {"--temperature"}, {"--temperature"}, 2, false},
+      {"SectionZero", {"--section", "0"}, {"--section", "0"}, 2, false},
+      {"SectionPastTheLast", {"--section", "99"}, {"--section", "99"}, 2, false},
       {"CorpusMissing",
        {"--corpus", "/nonexistent/poems.txt"},
        {"--corpus", "/nonexistent/poems.txt"},
@@ -550,9 +615,37 @@ TEST_P(BadCommandLine, EndsInOneErrorLineAndPrintsNothing) {
   expect_one_error_line(run(lesson.path, args), bad.names, bad.status);
 }
 
+// Lesson 07's own flags.
+const std::vector<BadFlags>& bad_verse_flags() {
+  static const std::vector<BadFlags> cases = {
+      {"FormUnknown", {"--form", "六绝"}, {"--form", "六绝"}, 2, true},
+      {"RhymeGroupZero", {"--rhyme", "0"}, {"--rhyme", "0"}, 2, true},
+      {"RhymeGroupPastTheLast", {"--rhyme", "99"}, {"--rhyme", "99"}, 2, true},
+      {"RhymeNotInAGroup", {"--rhyme", "我"}, {"--rhyme", "我"}, 2, true},
+      {"BeamZero", {"--beam", "0"}, {"--beam", "0"}, 2, true},
+      {"BeamTooWide", {"--beam", "65"}, {"--beam", "65"}, 2, true},
+      {"HeadsNotFourOrEight", {"--heads", "春花"}, {"--heads", "春花", "4 or 8"}, 2, true},
+      {"HeadsRepeated", {"--heads", "春春花月"}, {"--heads", "'春'"}, 2, true},
+      {"HeadsTwice", {"--heads", "春花秋月", "--heads", "江山风雨"}, {"--heads"}, 2, true},
+  };
+  return cases;
+}
+
+class BadVerseFlags : public ::testing::TestWithParam<BadFlags> {};
+
+TEST_P(BadVerseFlags, EndsInOneErrorLineAndPrintsNothing) {
+  REQUIRE_MODEL();
+  std::vector<std::string> args = GetParam().args;
+  args.insert(args.begin(), {"--checkpoint", model_copy()});
+  expect_one_error_line(run(kLesson07.path, args), GetParam().names, GetParam().status);
+}
+
+INSTANTIATE_TEST_SUITE_P(Lesson07, BadVerseFlags, ::testing::ValuesIn(bad_verse_flags()),
+                         [](const auto& info) { return info.param.name; });
+
 INSTANTIATE_TEST_SUITE_P(Lessons, BadCommandLine,
-                         ::testing::Combine(::testing::Values(kLessons[5], kLessons[0],
-                                                              kLessons[2]),
+                         ::testing::Combine(::testing::Values(kLessons[5], kLessons[0], kLessons[2],
+                                                              kLesson07),
                                             ::testing::ValuesIn(bad_flags())),
                          [](const auto& info) {
                            return "Lesson0" + std::to_string(std::get<0>(info.param).number) + "_" +
@@ -575,17 +668,24 @@ TEST(BadCommandLine, TruncatedCheckpointIsNamed) {
 }
 
 TEST(BadCommandLine, HelpListsEveryFlag) {
-  for (const Lesson& lesson : kLessons) {
+  std::vector<Lesson> lessons(std::begin(kLessons), std::end(kLessons));
+  lessons.push_back(kLesson07);
+  for (const Lesson& lesson : lessons) {
     const Outcome r = run(lesson.path, {"--help"});
     EXPECT_EQ(r.status, 0) << describe(r);
     EXPECT_EQ(r.err, "");
-    for (const char* flag : {"--checkpoint", "--corpus", "--seed", "--temperature", "--top-k",
-                             "--top-p", "--prompt", "--heads", "--length", "--trace"}) {
+    for (const char* flag :
+         {"--checkpoint", "--corpus", "--seed", "--temperature", "--top-k", "--top-p", "--prompt",
+          "--heads", "--length", "--trace", "--section"}) {
       EXPECT_NE(r.out.find(flag), std::string::npos)
           << lesson.path << " --help should list " << flag;
     }
     EXPECT_EQ(r.out.find("--mine"), std::string::npos)
         << "--mine is gone: the lessons always run the exercises";
+    for (const char* flag : {"--form", "--rhyme", "--beam"}) {  // lesson 07's own
+      EXPECT_EQ(r.out.find(flag) != std::string::npos, lesson.number == 7)
+          << lesson.path << " --help and " << flag;
+    }
   }
 }
 

@@ -78,6 +78,11 @@ VerseConstraint& VerseConstraint::without_repeats() {
   return *this;
 }
 
+VerseConstraint& VerseConstraint::without_lines_of(const TrainingLines& lines) {
+  banned_lines_ = &lines;
+  return *this;
+}
+
 std::optional<int> VerseConstraint::rhyme_group_after(std::span<const TokenId> written) const {
   if (rhyme_group_) return rhyme_group_;
   for (std::size_t i = 0; i < written.size() && i < slots_.size(); ++i) {
@@ -104,6 +109,20 @@ LogitMask VerseConstraint::allowed_next(std::span<const TokenId> written) const 
     for (TokenId id : written) used[static_cast<std::size_t>(id)] = true;
     for (std::size_t i = written.size() + 1; i < slots_.size(); ++i) {  // heads still to come
       if (slots_[i].fixed) used[static_cast<std::size_t>(*slots_[i].fixed)] = true;
+    }
+  }
+  const bool line_ends_here = written.size() + 1 < slots_.size() &&
+                              slots_[written.size() + 1].fixed &&
+                              (*slots_[written.size() + 1].fixed == vocab_.comma ||
+                               *slots_[written.size() + 1].fixed == vocab_.full_stop);
+  if (banned_lines_ && line_ends_here) {  // no line copied whole from a training poem
+    const std::size_t line_start = written.size() / (form_.chars + 1) * (form_.chars + 1);
+    const std::string so_far = vocab_.tokenizer.decode(std::vector<TokenId>(
+        written.begin() + static_cast<std::ptrdiff_t>(line_start), written.end()));
+    if (const auto* endings = banned_lines_->endings(so_far)) {
+      for (const std::string& c : *endings) {
+        if (const auto id = vocab_.tokenizer.find(c)) used[static_cast<std::size_t>(*id)] = true;
+      }
     }
   }
   std::vector<TokenId> allowed;

@@ -11,6 +11,7 @@
 //   regular verse            .with_tones(pattern): 平 / 仄 where the pattern asks,
 //                            rhyming lines end in 平 characters of one group
 //   no character twice       .without_repeats()
+//   no line copied whole     .without_lines_of(training lines)
 //
 // Some rules look at what was written: the rhyme group is fixed by --rhyme or
 // by the first rhyme character written; without_repeats() bans what was
@@ -25,6 +26,7 @@
 
 #include "logit_mask.hpp"
 #include "tokenizer.hpp"
+#include "training_lines.hpp"
 #include "verse_form.hpp"
 #include "verse_tables.hpp"
 
@@ -58,6 +60,9 @@ class VerseConstraint {
   // The rhyme group (1 .. the number of groups); otherwise the first rhyme decides.
   VerseConstraint& with_rhyme_group(int group);
   VerseConstraint& without_repeats();
+  // Bans the last character of a line when it would make a line of `lines`
+  // (which must outlive the constraint).
+  VerseConstraint& without_lines_of(const TrainingLines& lines);
 
   const VerseForm& form() const { return form_; }
   std::size_t length() const { return slots_.size(); }  // characters, ⏎ included
@@ -79,6 +84,7 @@ class VerseConstraint {
   std::vector<Slot> slots_;
   std::optional<int> rhyme_group_;
   bool no_repeats_ = false;
+  const TrainingLines* banned_lines_ = nullptr;
 };
 
 }  // namespace tang

@@ -80,14 +80,16 @@ void show_verse(LessonContext& c, const VerseOptions& o) {
   }
   c.out << "\n";
 
+  const TrainingLines training = TrainingLines::from_corpus(c.options.corpus);
   VerseConstraint form_only(vocab, o.form);
   VerseConstraint verse(vocab, o.form);
-  verse.with_tones(pattern).without_repeats();
+  verse.with_tones(pattern).without_repeats().without_lines_of(training);
   if (o.rhyme_group) verse.with_rhyme_group(*o.rhyme_group);
   write_and_show(c, vocab, "form only (lesson 05's masks), beam 1", form_only, 1, c.options.seed);
-  write_and_show(c, vocab, "tones and rhyme, beam 1 (masks alone)", verse, 1, c.options.seed);
-  write_and_show(c, vocab, "tones and rhyme, beam " + std::to_string(o.beam), verse, o.beam,
-                 c.options.seed);
+  c.out << "  The verse constraint: these tones, one rhyme group, no character twice, no line of a "
+           "training poem copied whole.\n";
+  write_and_show(c, vocab, "verse, beam 1 (masks alone)", verse, 1, c.options.seed);
+  write_and_show(c, vocab, "verse, beam " + std::to_string(o.beam), verse, o.beam, c.options.seed);
 
   // The acrostic of section 5, now also in tone and rhyme.
   const std::string heads = c.options.heads.empty() ? kDefaultHeads : c.options.heads.front();
@@ -97,6 +99,7 @@ void show_verse(LessonContext& c, const VerseOptions& o) {
       *form_of_shape(head_ids.size(), o.form.lines == head_ids.size() ? o.form.chars : 7);
   VerseConstraint acrostic(vocab, acrostic_form);
   acrostic.with_heads(head_ids).with_tones(default_pattern(acrostic_form)).without_repeats();
+  acrostic.without_lines_of(training);
   if (o.rhyme_group) acrostic.with_rhyme_group(*o.rhyme_group);
   write_and_show(
       c, vocab,
