@@ -59,7 +59,8 @@ if ((build)); then
 fi
 bin=$build_dir/benchmarks
 for program in bench_00_train_step bench_01_probabilities bench_02_temperature bench_03_topk_topp \
-               bench_04_continuation bench_05_acrostic bench_06_kvcache bench_dump_logits; do
+               bench_04_continuation bench_05_acrostic bench_06_kvcache bench_07_verse \
+               bench_dump_logits; do
   [[ -x "$bin/$program" ]] || { echo "error: $bin/$program not built (drop --no-build)" >&2; exit 1; }
 done
 load_before=$(cut -d' ' -f1 /proc/loadavg)
@@ -88,6 +89,7 @@ if ((smoke)); then  # the context-512 runs without the cache take seconds per re
 else
   run bench_06_kvcache 1
 fi
+run bench_07_verse 1
 
 "$bin/bench_dump_logits" "$out/reference.json"
 peer_status=0

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """Keeps the lesson pages in step with the programs and the code they quote.
 
-Fills five kinds of marked blocks in lessons/*/README.md and docs/README.md:
+Fills seven kinds of marked blocks in lessons/*/README.md and docs/README.md:
 
   <!-- output:section-N --> ... <!-- /output -->
       section N of what build/release/lessons/06_kvcache/lesson_06_kvcache prints
-      with the default flags (it runs sections 1-6)
+      with the default flags (it runs sections 1-6); section 7 from
+      lesson_07_verse --section 7
+  <!-- table:PROGRAM ARGS... --> ... <!-- /table -->
+      the Markdown table (its lines starting with "|") that
+      build/release/lessons/*/PROGRAM prints with ARGS, e.g. measure_verse --markdown
   <!-- excerpt:PATH:TEXT --> ... <!-- /excerpt -->
       from the file PATH, the lines from the first one containing TEXT to the end
       of that definition (the next line that is exactly "}" or "};")
@@ -38,7 +42,7 @@ output = subprocess.run([str(binary)], check=True, capture_output=True, text=Tru
 sections = {}
 current = None
 for line in output.splitlines():
-    m = re.match(r"== (\d)\. ", line)
+    m = re.match(r"== (\d+)\. ", line)
     if m:
         current = int(m.group(1))
         sections[current] = []
@@ -57,8 +61,20 @@ def definition(path, start_text):
     raise SystemExit(f"{path}: no definition starting with {start_text!r}")
 
 
+def program_path(program):
+    found = list(root.glob(f"build/release/lessons/*/{program}"))
+    if not found:
+        raise SystemExit(f"{program} is not built in build/release/lessons")
+    return found[0]
+
+
 def fill_output(match):
     n = int(match.group(1))
+    if n not in sections:  # section 7 and later: the lesson that adds it, that section alone
+        program = {7: "lesson_07_verse"}[n]
+        lines = subprocess.run([str(program_path(program)), "--section", str(n)], check=True,
+                               capture_output=True, text=True).stdout.splitlines()
+        sections[n] = lines[next(i for i, line in enumerate(lines) if line.startswith(f"== {n}. ")):]
     body = "\n".join(sections[n]).rstrip()
     return f"<!-- output:section-{n} -->\n```text\n{body}\n```\n<!-- /output -->"
 
@@ -94,6 +110,14 @@ def fill_run(match):
     return f"<!-- run:{match.group(1)} -->\n```text\n$ {shown}\n...\n{body}\n```\n<!-- /run -->"
 
 
+def fill_table(match):
+    program, *args = match.group(1).split()
+    lines = subprocess.run([str(program_path(program)), *args], check=True, capture_output=True,
+                           text=True).stdout.splitlines()
+    body = "\n".join(line for line in lines if line.startswith("|"))
+    return f"<!-- table:{match.group(1)} -->\n{body}\n<!-- /table -->"
+
+
 # The files to read for each lesson, in reading order. Each lesson also uses
 # what the lessons before it introduced.
 READING = [
@@ -112,6 +136,10 @@ READING = [
     ("06 KV cache", "one cached decoding step, complete",
      ["lessons/06_kvcache/kv_cache.hpp", "lessons/06_kvcache/kv_cache.cpp",
       "lessons/06_kvcache/solution/attention_with_cache.cpp", "common/ops.cpp"]),
+    ("07 regular verse", "the rules, the check (exercise 07a), the constraint, beam search (exercise 07b)",
+     ["lessons/07_verse/verse_form.cpp", "lessons/07_verse/check_verse.cpp",
+      "lessons/07_verse/solution/line_tones.cpp", "lessons/07_verse/verse_constraint.cpp",
+      "lessons/07_verse/beam_search.cpp", "lessons/07_verse/solution/beam_step.cpp"]),
 ]
 
 
@@ -156,6 +184,7 @@ for page in pages:
     new = re.sub(r"<!-- reading-path -->.*?<!-- /reading-path -->", fill_reading_path, new, flags=re.S)
     new = re.sub(r"<!-- run:(.+?) -->.*?<!-- /run -->", fill_run, new, flags=re.S)
     new = re.sub(r"<!-- measure:settings -->.*?<!-- /measure -->", fill_measure(page), new, flags=re.S)
+    new = re.sub(r"<!-- table:(.+?) -->.*?<!-- /table -->", fill_table, new, flags=re.S)
     if new != text:
         page.write_text(new)
         print(f"updated {page.relative_to(root)}")
