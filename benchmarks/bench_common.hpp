@@ -58,6 +58,9 @@ inline constexpr std::string_view kPrompt2 = "床前明月光，疑是地上";
 inline constexpr std::string_view kPrompt3 = "春风";
 inline constexpr std::string_view kOpening = "床前明月光，";  // lesson 04's first opening
 inline constexpr std::string_view kHeads = "春眠不觉";        // lesson 05's acrostic
+// lesson 07's famous 七绝 that keeps every rule (王昌龄, 出塞)
+inline constexpr std::string_view kChuSai =
+    "秦时明月汉时关，万里长征人未还。但使龙城飞将在，不教胡马度阴山。";
 
 // --- the model ------------------------------------------------------------------
 
@@ -71,7 +74,7 @@ inline Tokenizer synthetic_tokenizer(std::size_t size) {
   auto add = [&](const std::string& c) {
     if (characters.size() < size && seen.insert(c).second) characters.push_back(c);
   };
-  for (std::string_view text : {kPrompt, kPrompt2, kPrompt3, kOpening, kHeads}) {
+  for (std::string_view text : {kPrompt, kPrompt2, kPrompt3, kOpening, kHeads, kChuSai}) {
     for (const std::string& c : utf8_split(text)) add(c);
   }
   for (char32_t cp = 0x4E00; characters.size() < size; ++cp) add(utf8_encode(cp));

@@ -22,6 +22,9 @@ Rows named .../plain/... run the lesson path (the code the lessons run), .../tun
 the same work under the hood (common/fast/); a second table puts each pair side by side,
 and a third compares cached decoding with its goals (lesson path at most 1.5x the floor,
 tuned at most 1.25x).
+Lesson 07's rows get a table of their own: a constrained step over the plain one, and a
+whole 七绝 at beam 1, 4 and 8 over the form-only 七绝 (the lesson's claim for beam 4 is
+printed beside it, not checked).
 "vs" is how many times faster the C++ is than the peer, measured in the same run: against
 PyTorch on the same BLAS kernels, and against PyTorch as installed.
 """
@@ -282,6 +285,23 @@ def main():
                 where = "context-512 model" if "block512" in prefix else "course model"
                 ratios.add(f"without / with cache, {n} chars ({where}, {path})", f"{slow / fast:.1f}x")
 
+    # lesson 07 (bench_07_verse): what the constraint adds to one step, and what the beams cost
+    # next to the unconstrained 七绝. The lesson says its default, beam 4, costs at most 10x a
+    # form-only 七绝: shown next to the ratio, not checked.
+    verse = Table(["ratio", "measured", "lesson 07 says"])
+    for where, label in (("mid_line", "mid-line position"), ("rhyme", "rhyme position")):
+        plain = step_us(f"lesson07/step/plain/unconstrained/{where}")
+        constrained = step_us(f"lesson07/step/plain/constrained/{where}")
+        if plain and constrained:
+            verse.add(f"constrained step / plain step, 七绝 tones and rhyme, {label}",
+                      f"{constrained / plain:.2f}x", "")
+    form_only = all_runs.get("lesson07/write_verse/plain/form_only/beam:1", (None, {}, None))[1]
+    for width in (1, 4, 8):
+        beams = all_runs.get(f"lesson07/write_verse/plain/tones_rhyme/beam:{width}", (None, {}, None))[1]
+        if form_only and beams:  # whole poems of the same 33 characters: time over time
+            verse.add(f"七绝, tones, rhyme, no repeats, beam {width} / form-only 七绝 (beam 1)",
+                      f"{beams['time_s'] / form_only['time_s']:.2f}x", "at most 10x" if width == 4 else "")
+
     # chart data: total milliseconds for n characters
     series = []
     for title, prefix, source in (("C++ plain, context-512 model", "lesson06/block512/plain", "cpp"),
@@ -354,6 +374,8 @@ def main():
         text += ["Goals:", "", goals.markdown(), ""]
     if ratios.rows:
         text += ["Other ratios:", "", ratios.markdown(), ""]
+    if verse.rows:
+        text += ["Lesson 07, regular verse (the lesson path, 1 thread):", "", verse.markdown(), ""]
     output = "\n".join(text)
     print(output)
     with open(os.path.join(args.folder, "table.md"), "w", encoding="utf-8") as f:

@@ -20,17 +20,23 @@ struct Beam {
   WrittenVerse verse;
 };
 
-// ln softmax(logits), in double for the sum: (V)
-std::vector<float> log_softmax(std::span<const float> logits) {
+// ln softmax(logits) into `log_p` (V), and the probability of the characters
+// `mask` allows, from one pass of exp (in double for the sum).
+double log_softmax(std::span<const float> logits, const LogitMask& mask,
+                   std::vector<float>& log_p) {
   const float max = *std::max_element(logits.begin(), logits.end());
-  double sum = 0.0;
-  for (float z : logits) sum += std::exp(static_cast<double>(z - max));
-  const double log_sum = std::log(sum);
-  std::vector<float> out(logits.size());
+  log_p.resize(logits.size());
+  double sum = 0.0, allowed = 0.0;
   for (std::size_t i = 0; i < logits.size(); ++i) {
-    out[i] = static_cast<float>(static_cast<double>(logits[i] - max) - log_sum);
+    const double e = std::exp(static_cast<double>(logits[i] - max));
+    sum += e;
+    if (mask.allows(static_cast<TokenId>(i))) allowed += e;
   }
-  return out;
+  const double log_sum = std::log(sum);
+  for (std::size_t i = 0; i < logits.size(); ++i) {
+    log_p[i] = static_cast<float>(static_cast<double>(logits[i] - max) - log_sum);
+  }
+  return allowed / sum;
 }
 
 }  // namespace
@@ -59,12 +65,9 @@ WrittenVerse write_verse(const GPT& model, const VerseConstraint& constraint,
                                             beam.context.end());
       const View<2> out = forward_with_cache(model, unseen, beam.cache.length, beam.cache, acts);
       const std::span<const float> logits = require_finite({out.data(), out.size()});
-      log_probs[b] = log_softmax(logits);
       scores[b] = beam.verse.score;
       const LogitMask mask = constraint.allowed_next(written);
-      for (std::size_t t = 0; t < logits.size(); ++t) {
-        if (mask.allows(static_cast<TokenId>(t))) allowed_mass[b] += std::exp(log_probs[b][t]);
-      }
+      allowed_mass[b] = log_softmax(logits, mask, log_probs[b]);
       if (sampling.temperature == 0.0f) {
         candidates.push_back(mask);
         continue;
