@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 labels=(exercise_02 exercise_03 exercise_03b exercise_05 exercise_06a exercise_06b exercise_06c
-        exercise_07a exercise_07b)
+        exercise_07a exercise_07b exercise_08a exercise_08b)
 build=build/learner
 jobs="${JOBS:-$(nproc)}"
 

@@ -71,7 +71,7 @@ def program_path(program):
 def fill_output(match):
     n = int(match.group(1))
     if n not in sections:  # section 7 and later: the lesson that adds it, that section alone
-        program = {7: "lesson_07_verse"}[n]
+        program = {7: "lesson_07_verse", 8: "lesson_08_many_poems"}[n]
         lines = subprocess.run([str(program_path(program)), "--section", str(n)], check=True,
                                capture_output=True, text=True).stdout.splitlines()
         sections[n] = lines[next(i for i, line in enumerate(lines) if line.startswith(f"== {n}. ")):]

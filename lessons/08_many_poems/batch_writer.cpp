@@ -1,0 +1,91 @@
+#include "batch_writer.hpp"
+
+#include <deque>
+#include <memory>
+
+#include "batched_forward.hpp"
+#include "errors.hpp"
+#include "generate.hpp"  // require_finite
+#include "kv_cache.hpp"  // lesson 06
+#include "rng.hpp"
+#include "sampler.hpp"  // lesson 03
+
+namespace tang {
+
+namespace {
+
+struct Poem {
+  std::size_t index;  // into the seeds
+  Rng rng;
+  std::unique_ptr<KVCache> cache;
+  std::vector<TokenId> written;
+  TokenId next = 0;  // the character to feed at the next step
+};
+
+}  // namespace
+
+BatchedPoems write_batched(const GPT& model, const StoredWeights& weights,
+                           std::span<const std::uint64_t> seeds, const std::string& opening,
+                           const SamplingSettings& settings, std::size_t max_chars,
+                           std::size_t batch) {
+  const Tokenizer& tokenizer = model.tokenizer();
+  const std::vector<TokenId> prompt = tokenizer.encode("\n" + opening);
+  if (prompt.size() + max_chars > model.config().block_size) {
+    throw UserError("an opening of " + std::to_string(prompt.size() - 1) + " characters and " +
+                    std::to_string(max_chars) + " more do not fit the context of " +
+                    std::to_string(model.config().block_size));
+  }
+  // The shared opening, once: its cache, and the logits of the first character.
+  // All but its last character go in here; the last one is each poem's first
+  // batched step, so that every step is the same for every poem.
+  KVCache shared(model.config());
+  if (prompt.size() > 1) {
+    Activations acts(model.config(), 1, Keep::kLastLogits);
+    forward_with_cache(model, std::span(prompt).first(prompt.size() - 1), 0, shared, acts);
+  }
+
+  BatchedPoems out;
+  out.poems.resize(seeds.size());
+  BatchScratch scratch(model.config(), batch);
+  std::deque<std::size_t> waiting;
+  for (std::size_t i = 0; i < seeds.size(); ++i) waiting.push_back(i);
+  std::vector<Poem> active;
+  std::vector<float> logits;
+  while (!waiting.empty() || !active.empty()) {
+    while (active.size() < batch && !waiting.empty()) {  // a free place: the next poem joins
+      const std::size_t i = waiting.front();
+      waiting.pop_front();
+      active.push_back(
+          Poem{i, Rng(seeds[i]), std::make_unique<KVCache>(shared), {}, prompt.back()});
+    }
+    std::vector<TokenId> tokens;
+    std::vector<KVCache*> caches;
+    for (Poem& p : active) {
+      tokens.push_back(p.next);
+      caches.push_back(p.cache.get());
+    }
+    const View<2> all = forward_batch(model, weights, tokens, caches, scratch);  // (B, V)
+    ++out.steps;
+    const std::size_t V = model.config().vocab_size;
+    std::vector<Poem> still;
+    for (std::size_t b = 0; b < active.size(); ++b) {
+      Poem& p = active[b];
+      const std::span<const float> row = require_finite({all.data() + b * V, V});
+      logits.assign(row.begin(), row.end());  // the sampler overwrites its copy
+      p.next = sample_next(logits, settings, p.rng);
+      p.written.push_back(p.next);
+      ++out.characters;
+      const bool ended = p.next == 0 || p.written.size() == max_chars;  // id 0: the newline
+      if (!ended) {
+        still.push_back(std::move(p));
+        continue;
+      }
+      if (p.written.back() == 0) p.written.pop_back();
+      out.poems[p.index] = opening + tokenizer.decode(p.written);
+    }
+    active = std::move(still);
+  }
+  return out;
+}
+
+}  // namespace tang

@@ -1,0 +1,28 @@
+// lesson_08_many_poems: sections 1-8, ending with batched decoding and smaller weights.
+#include "acrostic_section.hpp"
+#include "continuation_section.hpp"
+#include "kvcache_section.hpp"
+#include "lesson.hpp"
+#include "many_poems_section.hpp"
+#include "probabilities_section.hpp"
+#include "temperature_section.hpp"
+#include "topk_topp_section.hpp"
+#include "verse_section.hpp"
+
+int main(int argc, char** argv) {
+  tang::VerseOptions verse;
+  tang::ManyPoemsOptions many;
+  const tang::ExtraFlags verse_flags = tang::verse_flags(verse);
+  const tang::ExtraFlags many_flags = tang::many_poems_flags(many);
+  const tang::ExtraFlags both{
+      [&](CLI::App& app) { verse_flags.declare(app), many_flags.declare(app); },
+      [&](const tang::GPT& model, const tang::LessonOptions& o) {
+        verse_flags.check(model, o), many_flags.check(model, o);
+      }};
+  return tang::run_lesson(
+      argc, argv, "lesson_08_many_poems", "Lesson 08: many poems at once, weights below fp32",
+      {tang::probabilities_section(), tang::temperature_section(), tang::topk_topp_section(),
+       tang::continuation_section(), tang::acrostic_section(), tang::kv_cache_section(),
+       tang::verse_section(verse), tang::many_poems_section(many)},
+      both);
+}

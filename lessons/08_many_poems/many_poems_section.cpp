@@ -1,0 +1,169 @@
+#include "many_poems_section.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <numeric>
+#include <ostream>
+
+#include "batch_writer.hpp"
+#include "errors.hpp"
+#include "kv_cache.hpp"
+#include "sampler.hpp"
+#include "weight_quality.hpp"
+
+namespace tang {
+
+namespace {
+
+const char* const kOpening =
+    "白日依山尽，黄河入海流。欲穷千里目，";  // part 2: ends in a comma, the poem goes on
+constexpr std::size_t kPoems = 32;           // poems per batch size in part 1
+constexpr std::size_t kQualityPoems = 200;   // held-out poems in part 3
+
+std::string fixed(double value, int decimals) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::vector<std::uint64_t> seeds_from(std::uint64_t first, std::size_t n) {
+  std::vector<std::uint64_t> seeds(n);
+  std::iota(seeds.begin(), seeds.end(), first);
+  return seeds;
+}
+
+std::string megabytes(std::size_t bytes) {
+  return fixed(static_cast<double>(bytes) / 1e6, 2) + " MB";
+}
+
+// Part 1: the same 32 poems at batch sizes 1 .. 32.
+void batch_sizes(LessonContext& c, const StoredWeights& weights, const SamplingSettings& s) {
+  const std::vector<std::uint64_t> seeds = seeds_from(c.options.seed, kPoems);
+  c.out << "  " << kPoems << " poems (seeds " << seeds.front() << " .. " << seeds.back() << "), "
+        << format_name(weights.format) << " weights, one thread; B poems in flight:\n"
+        << "       B   steps   chars/s   x B=1   weight bytes read per character\n";
+  std::vector<std::string> first;
+  double base = 0.0;
+  bool same = true;
+  for (std::size_t B : {1, 2, 4, 8, 16, 32}) {
+    const auto start = std::chrono::steady_clock::now();
+    const BatchedPoems r = write_batched(c.model, weights, seeds, "", s, c.options.length, B);
+    const double rate = static_cast<double>(r.characters) / seconds_since(start);
+    if (B == 1) base = rate, first = r.poems;
+    same = same && r.poems == first;
+    char row[128];
+    std::snprintf(row, sizeof row, "    %4zu  %6zu  %8.0f  %6.2f   %s\n", B, r.steps, rate,
+                  rate / base, megabytes(weights.bytes() * r.steps / r.characters).c_str());
+    c.out << row;
+  }
+  c.out << "  the same " << kPoems << " poems at every B: " << (same ? "yes" : "NO") << "\n"
+        << "  poem 1: " << first.front() << "\n";
+}
+
+// Part 2: a shared opening, prefilled once and copied, against one prefill per poem.
+void shared_opening(LessonContext& c, const StoredWeights& weights, std::size_t B) {
+  const GPTConfig& cfg = c.model.config();
+  const std::vector<TokenId> prompt = c.model.tokenizer().encode(std::string("\n") + kOpening);
+  const std::size_t P = prompt.size();
+  Activations acts(cfg, 1, Keep::kLastLogits);
+  const auto prefill_once = [&] {
+    KVCache cache(cfg);
+    forward_with_cache(c.model, prompt, 0, cache, acts);
+    return cache;
+  };
+  auto start = std::chrono::steady_clock::now();
+  for (std::size_t b = 0; b < B; ++b) prefill_once();
+  const double each = seconds_since(start);
+  start = std::chrono::steady_clock::now();
+  const KVCache shared = prefill_once();
+  std::vector<KVCache> copies(B, shared);  // what seq_cp gives each poem
+  const double once = seconds_since(start);
+  const std::size_t G = c.options.length, per = kv_cache_bytes_per_position(cfg);
+  c.out << "\n  A shared opening, " << kOpening << " (" << P << " positions with its newline), for "
+        << B << " poems:\n"
+        << "    prefilled " << B << " times: " << fixed(each * 1e3, 2)
+        << " ms;  once and copied: " << fixed(once * 1e3, 2) << " ms (" << fixed(each / once, 1)
+        << "x less)\n"
+        << "    cache memory, " << per << " bytes a position, G = " << G
+        << " new characters each: copied, B x (P + G) = " << megabytes(B * (P + G) * per)
+        << "; shared rows, P + B x G = " << megabytes((P + B * G) * per) << "\n";
+  const std::vector<std::uint64_t> seeds = seeds_from(c.options.seed, 3);
+  const BatchedPoems r =
+      write_batched(c.model, weights, seeds, kOpening, writing_settings(c.options), G - P, B);
+  for (const std::string& poem : r.poems) c.out << "    " << poem << "\n";
+}
+
+// Part 3: the three weight formats: bytes, quality, speed.
+void weight_formats(LessonContext& c, const StoredWeights& fp32, const SamplingSettings& s) {
+  const auto poems = heldout_poems(c.model, c.options.corpus, kQualityPoems);
+  c.out << "\n  The weights a step reads, in three formats (" << poems.size()
+        << " held-out poems for the quality, 8 poems at B = 1 for the speed):\n"
+        << "    format  bytes read   held-out loss   KL from fp32   same top-1   us per char"
+           "   x fp32\n";
+  const std::vector<std::uint64_t> seeds = seeds_from(c.options.seed, 8);
+  double fp32_time = 0.0;
+  for (WeightFormat f : {WeightFormat::kFp32, WeightFormat::kBf16, WeightFormat::kInt8}) {
+    const StoredWeights w(c.model, f);
+    const WeightQuality q = compare_with_fp32(c.model, fp32, w, poems, 32);
+    const auto start = std::chrono::steady_clock::now();
+    const BatchedPoems r = write_batched(c.model, w, seeds, "", s, c.options.length, 1);
+    const double us = seconds_since(start) * 1e6 / static_cast<double>(r.characters);
+    if (f == WeightFormat::kFp32) fp32_time = us;
+    char row[160];
+    std::snprintf(row, sizeof row, "    %-6s  %10s   %13.4f   %12.5f   %9.2f%%   %11.1f   %6.2f\n",
+                  format_name(f).c_str(), megabytes(w.bytes()).c_str(), q.loss, q.kl,
+                  100.0 * q.top1, us, fp32_time / us);
+    c.out << row;
+  }
+}
+
+void show_many_poems(LessonContext& c, const ManyPoemsOptions& o) {
+  const SamplingSettings s = writing_settings(c.options);
+  const StoredWeights fp32(c.model, WeightFormat::kFp32);
+  const StoredWeights chosen(c.model, o.format);
+  c.out << "A cached step reads every weight matrix once, " << megabytes(fp32.bytes())
+        << " in fp32, to write one character. Two ways to read less per character:\n";
+  batch_sizes(c, chosen, s);
+  shared_opening(c, chosen, o.batch);
+  weight_formats(c, fp32, s);
+}
+
+}  // namespace
+
+ExtraFlags many_poems_flags(ManyPoemsOptions& o) {
+  ExtraFlags flags;
+  flags.declare = [&o](CLI::App& app) {
+    app.add_option("--batch", o.batch,
+                   "section 8: poems in flight for the shared opening, in [1, 64]")
+        ->capture_default_str()
+        ->check(CLI::Range(std::size_t{1}, std::size_t{64}));
+    app.add_option("--weights", o.weights,
+                   "section 8: the weights of the batched poems: fp32, bf16 or int8")
+        ->capture_default_str();
+  };
+  flags.check = [&o](const GPT& model, const LessonOptions& lesson) {
+    const auto format = format_named(o.weights);
+    if (!format) throw BadOption("--weights " + o.weights + ": choose fp32, bf16 or int8");
+    o.format = *format;
+    const std::size_t opening = model.tokenizer().encode(std::string("\n") + kOpening).size();
+    if (lesson.length <= opening || lesson.length + 1 > model.config().block_size) {
+      throw BadOption("--length " + std::to_string(lesson.length) + ": lesson 08 needs " +
+                      std::to_string(opening + 1) + " .. " +
+                      std::to_string(model.config().block_size - 1) +
+                      " (its poems and their opening must fit the context)");
+    }
+  };
+  return flags;
+}
+
+Section many_poems_section(const ManyPoemsOptions& options) {
+  return {"Many poems at once, and weights below fp32",
+          [&options](LessonContext& c) { show_many_poems(c, options); },
+          [](const LessonOptions&) { return std::string("\n") + kOpening; }};
+}
+
+}  // namespace tang

@@ -1,0 +1,22 @@
+// many_poems_section.hpp: section 8, many poems at once and weights below fp32.
+#pragma once
+
+#include <string>
+
+#include "lesson.hpp"
+#include "stored_weights.hpp"
+
+namespace tang {
+
+// Lesson 08's own flags, checked before the lesson prints.
+struct ManyPoemsOptions {
+  std::size_t batch = 16;        // --batch: poems in flight for the shared opening
+  std::string weights = "fp32";  // --weights
+  WeightFormat format = WeightFormat::kFp32;
+};
+
+ExtraFlags many_poems_flags(ManyPoemsOptions& options);
+
+Section many_poems_section(const ManyPoemsOptions& options);
+
+}  // namespace tang

@@ -1,0 +1,341 @@
+// stored_weights.cpp: the three weight formats and their matmuls.
+//
+// Every matmul here is shaped like ops::matmul_forward: weight rows outer, four
+// at a time, input rows inner, so that each weight row is read from memory once
+// for all N inputs (the point of batching), and the bias added last. Every sum
+// adds in an order fixed by the code (no fused multiply-add, nothing chosen at
+// run time), so each format gives the same bits on every x86-64-v3 machine.
+//
+//   fp32  ops::matmul_forward itself
+//   bf16  ops::dot4's lanes and additions, each weight widened to float32 as it
+//         is loaded: ops::matmul_forward on the rounded weights, bit for bit
+//   int8  Q8_0 x Q8_0: the weights quantized by exercise 08a when loaded, each
+//         input row the same way at every matmul; then per block of 32 an
+//         integer dot product, times both scales, added in float
+#include "stored_weights.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "exercise/quantize_row.hpp"
+#include "ops.hpp"
+
+namespace tang {
+
+namespace {
+
+using mine::kQuantBlock;
+
+// GCC vector types, as in ops.cpp: + and * lane by lane, kept in registers.
+using Lanes = float __attribute__((vector_size(32)));  // 8 floats
+using Quad = float __attribute__((vector_size(16)));   // 4 floats
+using I32x8 = std::int32_t __attribute__((vector_size(32)));
+using I16x16 = std::int16_t __attribute__((vector_size(32)));
+using I16x8 = std::int16_t __attribute__((vector_size(16)));
+constexpr std::size_t kLanes = sizeof(Lanes) / sizeof(float);
+
+// Like ops.cpp's: the kernels read exactly the rows and inputs they are given;
+// the sanitizer build checks their callers' buffers instead.
+#define TANG_NOT_SANITIZED __attribute__((no_sanitize("address", "undefined")))
+
+template <typename Vector, typename T>
+TANG_NOT_SANITIZED Vector load(const T* p) {
+  Vector v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// ops::dot's finish, the lanes added pairwise 8 -> 4 -> 2 -> 1.
+float add_lanes(float (&lane)[kLanes]) {
+  for (std::size_t width = kLanes / 2; width > 0; width /= 2) {
+    for (std::size_t k = 0; k < width; ++k) lane[k] += lane[k + width];
+  }
+  return lane[0];
+}
+
+// The same additions for four rows at once, in registers: lane k += lane k+4
+// (the two halves), then k += k+2, then 0 += 1; out (4).
+void add_lanes4(float* out, const Lanes (&lanes)[4]) {
+  Quad half[4];
+  for (std::size_t r = 0; r < 4; ++r) {
+    half[r] = __builtin_shufflevector(lanes[r], lanes[r], 0, 1, 2, 3) +
+              __builtin_shufflevector(lanes[r], lanes[r], 4, 5, 6, 7);
+  }
+  // {0+2, 1+3} of rows 0 and 1, then of rows 2 and 3
+  const Quad rows01 = __builtin_shufflevector(half[0], half[1], 0, 1, 4, 5) +
+                      __builtin_shufflevector(half[0], half[1], 2, 3, 6, 7);
+  const Quad rows23 = __builtin_shufflevector(half[2], half[3], 0, 1, 4, 5) +
+                      __builtin_shufflevector(half[2], half[3], 2, 3, 6, 7);
+  const Quad sums = __builtin_shufflevector(rows01, rows23, 0, 2, 4, 6) +
+                    __builtin_shufflevector(rows01, rows23, 1, 3, 5, 7);
+  std::memcpy(out, &sums, sizeof sums);
+}
+
+void add_bias(float* out, const float* bias, std::size_t N, std::size_t rows) {
+  if (bias == nullptr) return;
+  for (std::size_t n = 0; n < N; ++n) {
+    for (std::size_t o = 0; o < rows; ++o) out[n * rows + o] += bias[o];
+  }
+}
+
+// --- bf16 --------------------------------------------------------------------
+
+std::uint16_t bf16_from_float(float f) {
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(f);
+  // NaN stays NaN, made quiet (its payload may lie in the 16 bits dropped): the
+  // rounding below would carry it into infinity, or past the sign bit to 0.
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x40u);
+  // Round to nearest, ties to even: add just under half of what is dropped, plus
+  // the lowest bit kept. A carry may run into the exponent: that is the rounding
+  // up to the next power of two, or from beyond the largest bf16 to infinity.
+  return static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+}
+
+float float_from_bf16(std::uint16_t h) {
+  return std::bit_cast<float>(std::uint32_t{h} << 16);
+}
+
+// out[r] = row_r . x for R rows of n bf16 weights (R = 4: ops.cpp's dot4, R = 1:
+// its dot), with the same additions in the same order as those.
+template <std::size_t R>
+TANG_NOT_SANITIZED void bf16_dots(float* out, const std::uint16_t* rows, const float* x,
+                                  std::size_t n) {
+  Lanes lanes[R] = {};
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    const Lanes xi = load<Lanes>(x + i);
+    for (std::size_t r = 0; r < R; ++r) {
+      // 8 weights widened as a loop: GCC makes it one vpmovzxwd from memory and a
+      // shift, where __builtin_convertvector of a loaded vector costs four
+      Lanes w;
+      for (std::size_t k = 0; k < kLanes; ++k) w[k] = float_from_bf16(rows[r * n + i + k]);
+      lanes[r] += w * xi;
+    }
+  }
+  if constexpr (R == 4) {
+    if (i == n) return add_lanes4(out, lanes);  // no tail: our matrices' rows are 8k long
+  }
+  for (std::size_t r = 0; r < R; ++r) {
+    float lane[kLanes];
+    for (std::size_t k = 0; k < kLanes; ++k) lane[k] = lanes[r][k];
+    for (std::size_t k = 0; i + k < n; ++k)
+      lane[k] += float_from_bf16(rows[r * n + i + k]) * x[i + k];
+    out[r] = add_lanes(lane);
+  }
+}
+
+void bf16_matmul(float* out, const float* inp, const std::uint16_t* weight, std::size_t N,
+                 std::size_t cols, std::size_t rows) {
+  std::size_t o = 0;
+  for (; o + 4 <= rows; o += 4) {
+    for (std::size_t n = 0; n < N; ++n)
+      bf16_dots<4>(out + n * rows + o, weight + o * cols, inp + n * cols, cols);
+  }
+  for (; o < rows; ++o) {
+    for (std::size_t n = 0; n < N; ++n)
+      bf16_dots<1>(out + n * rows + o, weight + o * cols, inp + n * cols, cols);
+  }
+}
+
+// --- int8 --------------------------------------------------------------------
+
+// One input row as exercise 08a quantizes it (the same quants and scales, for
+// finite x; stored_weights_test checks it), the quants widened to int16 for
+// int8_dots. In vector loops: std::lround is a call per value, and with it the
+// quantizing of a 512-wide input row took half as long as the 128 x 512 matmul.
+void quantize_input(const float* x, std::size_t n, std::int16_t* xq, float* xs) {
+  for (std::size_t b = 0; b < n / kQuantBlock; ++b) {
+    const float* block = x + b * kQuantBlock;  // (32)
+    // max |x| on the bits: a float's magnitude orders as its integer does (NaN skipped)
+    std::uint32_t max_bits = 0;
+    for (std::size_t i = 0; i < kQuantBlock; ++i) {
+      const std::uint32_t magnitude = std::bit_cast<std::uint32_t>(block[i]) & 0x7fffffffu;
+      max_bits = std::max(max_bits, magnitude > 0x7f800000u ? 0u : magnitude);
+    }
+    const float scale = std::bit_cast<float>(max_bits) / 127.0f;
+    xs[b] = scale;
+    std::int16_t* q = xq + b * kQuantBlock;  // (32)
+    if (scale == 0.0f) {
+      std::fill(q, q + kQuantBlock, std::int16_t{0});
+      continue;
+    }
+    for (std::size_t i = 0; i < kQuantBlock; i += kLanes) {
+      const Lanes v = load<Lanes>(block + i) / scale;
+      // clamped first (NaN to -127), so that every conversion to int is defined
+      const Lanes low = v >= -127.0f ? v : -127.0f;
+      const Lanes c = low <= 127.0f ? low : 127.0f;
+      // rounded half away from zero, as std::lround: truncate, then step away
+      // from zero where the fraction (exact in float) is at least one half
+      const I32x8 t = __builtin_convertvector(c, I32x8);
+      const Lanes fraction = c - __builtin_convertvector(t, Lanes);
+      const I32x8 rounded = t - (fraction >= 0.5f) + (fraction <= -0.5f);  // a true mask is -1
+      const I16x8 narrow = __builtin_convertvector(rounded, I16x8);
+      std::memcpy(q + i, &narrow, sizeof narrow);
+    }
+  }
+}
+
+// out[r] = sum over blocks b of (w_rb . x_b in integers) * w_scale_rb * x_scale_b
+// for R rows of `cols` quants: weights int8, the input int16 (quantize_input).
+// Each block leaves 8 lanes of exact integers (each at most 4 x 127 x 127,
+// exact in float), scaled and added into 8 float lanes: one horizontal sum a
+// row, at the end, not one a block.
+template <std::size_t R>
+TANG_NOT_SANITIZED void int8_dots(float* out, const std::int8_t* quants, const float* scales,
+                                  const std::int16_t* xq, const float* xs, std::size_t cols) {
+  const std::size_t blocks = cols / kQuantBlock;
+  Lanes sums[R] = {};
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const std::int16_t* x = xq + b * kQuantBlock;
+    const I16x16 x0 = load<I16x16>(x), x1 = load<I16x16>(x + 16);
+#pragma GCC unroll 4
+    for (std::size_t r = 0; r < R; ++r) {
+      const std::int8_t* w = quants + r * cols + b * kQuantBlock;
+      // widened as a loop: two vpmovsxbw from memory (see bf16_dots)
+      I16x16 w0, w1;
+      for (std::size_t k = 0; k < 16; ++k) w0[k] = w[k], w1[k] = w[16 + k];
+      // every quant is in [-127, 127]: a product fits in int16 (16129), so do two (32258)
+      const I16x16 pairs = w0 * x0 + w1 * x1;
+      // each int32 lane holds two neighbouring int16: their sum, each sign-extended
+      I32x8 two;
+      std::memcpy(&two, &pairs, sizeof two);
+      const I32x8 block = ((two << 16) >> 16) + (two >> 16);
+      sums[r] += __builtin_convertvector(block, Lanes) * (scales[r * blocks + b] * xs[b]);
+    }
+  }
+  if constexpr (R == 4) {
+    add_lanes4(out, sums);
+  } else {
+    for (std::size_t r = 0; r < R; ++r) {
+      float lane[kLanes];
+      for (std::size_t k = 0; k < kLanes; ++k) lane[k] = sums[r][k];
+      out[r] = add_lanes(lane);
+    }
+  }
+}
+
+void int8_matmul(float* out, const float* inp, const std::int8_t* quants, const float* scales,
+                 std::size_t N, std::size_t cols, std::size_t rows) {
+  const std::size_t blocks = cols / kQuantBlock;
+  std::vector<std::int16_t> xq(N * cols);  // (N, cols) the inputs' quants
+  std::vector<float> xs(N * blocks);       // (N, cols / 32) and their scales
+  for (std::size_t n = 0; n < N; ++n)
+    quantize_input(inp + n * cols, cols, xq.data() + n * cols, xs.data() + n * blocks);
+  std::size_t o = 0;
+  for (; o + 4 <= rows; o += 4) {
+    for (std::size_t n = 0; n < N; ++n)
+      int8_dots<4>(out + n * rows + o, quants + o * cols, scales + o * blocks, xq.data() + n * cols,
+                   xs.data() + n * blocks, cols);
+  }
+  for (; o < rows; ++o) {
+    for (std::size_t n = 0; n < N; ++n)
+      int8_dots<1>(out + n * rows + o, quants + o * cols, scales + o * blocks, xq.data() + n * cols,
+                   xs.data() + n * blocks, cols);
+  }
+}
+
+std::string sizes(std::size_t rows, std::size_t cols) {
+  return std::to_string(rows) + " x " + std::to_string(cols);
+}
+
+}  // namespace
+
+std::string format_name(WeightFormat format) {
+  switch (format) {
+    case WeightFormat::kFp32:
+      return "fp32";
+    case WeightFormat::kBf16:
+      return "bf16";
+    case WeightFormat::kInt8:
+      return "int8";
+  }
+  throw std::invalid_argument("format_name: not a weight format");
+}
+
+std::optional<WeightFormat> format_named(const std::string& name) {
+  for (WeightFormat f : {WeightFormat::kFp32, WeightFormat::kBf16, WeightFormat::kInt8}) {
+    if (format_name(f) == name) return f;
+  }
+  return std::nullopt;
+}
+
+StoredMatrix::StoredMatrix(const float* fp32, std::size_t rows, std::size_t cols,
+                           WeightFormat format)
+    : format_(format), rows_(rows), cols_(cols) {
+  if (fp32 == nullptr && rows * cols > 0)
+    throw std::invalid_argument("StoredMatrix: no weights given for a " + sizes(rows, cols) +
+                                " matrix");
+  switch (format) {
+    case WeightFormat::kFp32:
+      fp32_ = fp32;
+      break;
+    case WeightFormat::kBf16:
+      bf16_.resize(rows * cols);
+      for (std::size_t i = 0; i < rows * cols; ++i) bf16_[i] = bf16_from_float(fp32[i]);
+      break;
+    case WeightFormat::kInt8:
+      if (cols % kQuantBlock != 0) {
+        throw std::invalid_argument(
+            "StoredMatrix: int8 stores rows in blocks of " + std::to_string(kQuantBlock) +
+            " weights, and a " + sizes(rows, cols) + " matrix has rows of " + std::to_string(cols));
+      }
+      quants_.resize(rows * cols);
+      scales_.resize(rows * (cols / kQuantBlock));
+      for (std::size_t r = 0; r < rows; ++r) {
+        mine::quantize_row(fp32 + r * cols, cols, quants_.data() + r * cols,
+                           scales_.data() + r * (cols / kQuantBlock));
+      }
+      break;
+  }
+}
+
+void StoredMatrix::matmul(float* out, const float* inp, const float* bias, std::size_t N) const {
+  switch (format_) {
+    case WeightFormat::kFp32:
+      ops::matmul_forward(out, inp, fp32_, bias, N, cols_, rows_);
+      return;
+    case WeightFormat::kBf16:
+      bf16_matmul(out, inp, bf16_.data(), N, cols_, rows_);
+      break;
+    case WeightFormat::kInt8:
+      int8_matmul(out, inp, quants_.data(), scales_.data(), N, cols_, rows_);
+      break;
+  }
+  add_bias(out, bias, N, rows_);  // last, as in ops::matmul_forward
+}
+
+std::size_t StoredMatrix::bytes() const {
+  switch (format_) {
+    case WeightFormat::kFp32:
+      return rows_ * cols_ * sizeof(float);
+    case WeightFormat::kBf16:
+      return bf16_.size() * sizeof(std::uint16_t);
+    case WeightFormat::kInt8:
+      return quants_.size() * sizeof(std::int8_t) + scales_.size() * sizeof(float);
+  }
+  return 0;
+}
+
+StoredWeights::StoredWeights(const GPT& model, WeightFormat format)
+    : format(format),
+      output(model.weights().wte, model.config().vocab_size, model.config().n_embd, format) {
+  const std::size_t C = model.config().n_embd;
+  layers.reserve(model.weights().layers.size());
+  for (const LayerWeights& w : model.weights().layers) {
+    layers.push_back(
+        Layer{StoredMatrix(w.qkv_w, 3 * C, C, format), StoredMatrix(w.attn_proj_w, C, C, format),
+              StoredMatrix(w.fc_w, 4 * C, C, format), StoredMatrix(w.fc_proj_w, C, 4 * C, format)});
+  }
+}
+
+std::size_t StoredWeights::bytes() const {
+  std::size_t total = output.bytes();
+  for (const Layer& l : layers)
+    total += l.qkv.bytes() + l.attn_proj.bytes() + l.fc.bytes() + l.fc_proj.bytes();
+  return total;
+}
+
+}  // namespace tang

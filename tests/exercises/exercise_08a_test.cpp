@@ -1,0 +1,185 @@
+// exercise_08a_test: EXERCISE 08a, int8 rows in blocks of 32
+// (lessons/08_many_poems/exercise/quantize_row.cpp).
+//
+//   ctest --preset learner -L exercise_08a     your code
+//   ctest --preset release -L exercise_08a     the reference solution
+//
+// Hand-made blocks first, whose scales are powers of two so that every
+// division is exact and each answer is known (each rule of the comment on its
+// own: the scale, rounding halves away from zero, zero blocks, signs,
+// clamping, sizes), then random rows against the bounds the comment promises.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "exercise/quantize_row.hpp"
+
+namespace {
+
+using tang::mine::dequantize_row;
+using tang::mine::kQuantBlock;
+using tang::mine::quantize_row;
+
+using Quants = std::vector<std::int8_t>;
+
+struct Quantized {
+  Quants quants;
+  std::vector<float> scales;
+};
+
+// Quantizes x into buffers filled with garbage first: every value must be written.
+Quantized quantized(const std::vector<float>& x) {
+  Quantized q{Quants(x.size(), 99), std::vector<float>(x.size() / kQuantBlock, -1.0f)};
+  quantize_row(x.data(), x.size(), q.quants.data(), q.scales.data());
+  return q;
+}
+
+// One block: `head` first, the rest zeros.
+std::vector<float> block(std::vector<float> head) {
+  head.resize(kQuantBlock, 0.0f);
+  return head;
+}
+
+Quants quants_of(std::vector<int> head) {
+  head.resize(kQuantBlock, 0);
+  return Quants(head.begin(), head.end());
+}
+
+TEST(Exercise08a, ABlockWhoseLargestIs127HasScaleOne) {
+  const Quantized q = quantized(block({127, -3, 2.5f, -2.5f, 0.5f, -0.5f, 0.25f, 1.5f, 126.5f}));
+  ASSERT_EQ(q.scales, std::vector<float>{1.0f});
+  // halves round away from zero: 2.5 -> 3 and -2.5 -> -3 (not to even), 0.5 -> 1
+  EXPECT_EQ(q.quants, quants_of({127, -3, 3, -3, 1, -1, 0, 2, 127}));
+}
+
+TEST(Exercise08a, TheScaleIsTheLargestMagnitudeOver127) {
+  const Quantized two = quantized(block({254, 5, -3, 1, 0.75f}));
+  ASSERT_EQ(two.scales, std::vector<float>{2.0f});
+  EXPECT_EQ(two.quants, quants_of({127, 3, -2, 1, 0}));  // 2.5 -> 3, -1.5 -> -2, 0.5 -> 1
+  // the largest magnitude may be negative
+  const Quantized half = quantized(block({10.25f, -63.5f, 0.2f}));
+  ASSERT_EQ(half.scales, std::vector<float>{0.5f});
+  EXPECT_EQ(half.quants, quants_of({21, -127, 0}));  // 20.5 -> 21
+}
+
+TEST(Exercise08a, EachBlockHasItsOwnScale) {
+  std::vector<float> row = block({127, 64, -1});
+  const std::vector<float> zeros = block({});
+  const std::vector<float> twos = block({-254, 7, 3});
+  row.insert(row.end(), zeros.begin(), zeros.end());
+  row.insert(row.end(), twos.begin(), twos.end());
+  const Quantized q = quantized(row);
+  EXPECT_EQ(q.scales, (std::vector<float>{1.0f, 0.0f, 2.0f}));
+  Quants expected = quants_of({127, 64, -1});
+  const Quants second = quants_of({}), third = quants_of({-127, 4, 2});  // 3.5 -> 4, 1.5 -> 2
+  expected.insert(expected.end(), second.begin(), second.end());
+  expected.insert(expected.end(), third.begin(), third.end());
+  EXPECT_EQ(q.quants, expected);
+}
+
+TEST(Exercise08a, AZeroBlockHasScaleZeroAndZeroQuants) {
+  const Quantized q = quantized(block({0.0f, -0.0f, 0.0f, -0.0f}));
+  EXPECT_EQ(q.scales, std::vector<float>{0.0f});
+  EXPECT_EQ(q.quants, quants_of({}));
+  std::vector<float> back(kQuantBlock, 7.0f);
+  dequantize_row(q.quants.data(), q.scales.data(), kQuantBlock, back.data());
+  EXPECT_EQ(back, std::vector<float>(kQuantBlock, 0.0f));
+}
+
+TEST(Exercise08a, TheLargestBecomesPlusOrMinus127AndSignsAreKept) {
+  std::mt19937 gen(8);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<float> x(kQuantBlock);
+    for (float& v : x) v = normal(gen);
+    const auto largest = std::max_element(
+        x.begin(), x.end(), [](float a, float b) { return std::abs(a) < std::abs(b); });
+    if (trial % 2 == 1) *largest = -std::abs(*largest);  // half the time the largest is negative
+    const Quantized q = quantized(x);
+    const std::size_t at = static_cast<std::size_t>(largest - x.begin());
+    ASSERT_EQ(q.quants[at], *largest > 0 ? 127 : -127) << "trial " << trial;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      ASSERT_GE(q.quants[i], -127)
+          << "trial " << trial << ", value " << i << ": -128 is never used";
+      if (q.quants[i] != 0) {
+        ASSERT_EQ(q.quants[i] > 0, x[i] > 0) << "trial " << trial << ", value " << i;
+      }
+    }
+  }
+}
+
+TEST(Exercise08a, QuantsAreClampedTo127) {
+  // Where max / 127 is a subnormal float it keeps few digits: here it rounds
+  // down to the smallest float d, and 190 d / d = 190 must be clamped.
+  const float d = std::numeric_limits<float>::denorm_min();
+  const Quantized q = quantized(block({190 * d, -190 * d, 100 * d, -d}));
+  ASSERT_EQ(q.scales, std::vector<float>{d});
+  EXPECT_EQ(q.quants, quants_of({127, -127, 100, -1}));
+}
+
+TEST(Exercise08a, RowsThatAreNotWholeBlocksThrow) {
+  std::vector<float> x(100, 1.0f);
+  Quants quants(100);
+  std::vector<float> scales(4);
+  for (std::size_t n : {1, 31, 33, 48, 100}) {
+    EXPECT_THROW(quantize_row(x.data(), n, quants.data(), scales.data()), std::invalid_argument)
+        << "n = " << n;
+    EXPECT_THROW(dequantize_row(quants.data(), scales.data(), n, x.data()), std::invalid_argument)
+        << "n = " << n;
+  }
+  // no block at all is a whole number of blocks
+  EXPECT_NO_THROW(quantize_row(x.data(), 0, quants.data(), scales.data()));
+  EXPECT_NO_THROW(dequantize_row(quants.data(), scales.data(), 0, x.data()));
+}
+
+TEST(Exercise08a, DequantizeMultipliesEachQuantByItsBlockScale) {
+  Quants quants = quants_of({127, -1, 0, 5});
+  const Quants second = quants_of({-127, 3});
+  quants.insert(quants.end(), second.begin(), second.end());
+  const std::vector<float> scales = {0.5f, 0.1f};
+  std::vector<float> x(2 * kQuantBlock, 7.0f);
+  dequantize_row(quants.data(), scales.data(), x.size(), x.data());
+  std::vector<float> expected(2 * kQuantBlock, 0.0f);
+  expected[0] = 63.5f, expected[1] = -0.5f, expected[3] = 2.5f;
+  expected[kQuantBlock] = -127.0f * 0.1f, expected[kQuantBlock + 1] = 3.0f * 0.1f;
+  EXPECT_EQ(x, expected);
+}
+
+TEST(Exercise08a, RandomRowsComeBackWithinHalfAStep) {
+  std::mt19937 gen(32);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_int_distribution<int> blocks(1, 16), exponent(-12, 12);
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::size_t n = kQuantBlock * static_cast<std::size_t>(blocks(gen));
+    std::vector<float> x(n);
+    const float magnitude = std::ldexp(1.0f, exponent(gen));
+    for (float& v : x) v = magnitude * normal(gen);
+    if (trial % 3 == 0) x[gen() % n] *= 100.0f;  // an outlier: its block's small values suffer
+    const Quantized q = quantized(x);
+    std::vector<float> back(n);
+    dequantize_row(q.quants.data(), q.scales.data(), n, back.data());
+    for (std::size_t b = 0; b < n / kQuantBlock; ++b) {
+      float max = 0.0f;
+      for (std::size_t i = b * kQuantBlock; i < (b + 1) * kQuantBlock; ++i)
+        max = std::max(max, std::abs(x[i]));
+      ASSERT_EQ(q.scales[b], max / 127.0f) << "trial " << trial << ", block " << b;
+      // half a step, plus the rounding of x / scale and of q * scale (254 units
+      // of 2^-24 of the scale, at most)
+      const double bound = q.scales[b] * (0.5 + 254.0 * std::ldexp(1.0, -24));
+      for (std::size_t i = b * kQuantBlock; i < (b + 1) * kQuantBlock; ++i) {
+        ASSERT_EQ(back[i], static_cast<float>(q.quants[i]) * q.scales[b]);
+        ASSERT_LE(std::abs(static_cast<double>(x[i]) - back[i]), bound)
+            << "trial " << trial << ", value " << i << " = " << x[i] << ", scale " << q.scales[b];
+      }
+    }
+  }
+}
+
+}  // namespace
