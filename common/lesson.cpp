@@ -38,11 +38,11 @@ int run_lesson(int argc, char** argv, const std::string& name, const std::string
     const LessonOptions options = check_lesson_options(flags);
     const GPT model = load_checkpoint(options.checkpoint);
     check_options_against_model(options, model);
-    if (extra.check) extra.check(model, options);
     for (std::size_t i = 0; i < sections.size(); ++i) {
       check_vocabulary_has(model, options.checkpoint, sections[i].needs(options),
                            "section " + std::to_string(i + 1) + " (" + sections[i].title + ")");
     }
+    if (extra.check) extra.check(model, options);  // the lesson's own flags, on a model it can use
     // every flag is good: from here on the lesson prints
     std::cout << name << ": " << model.config().describe() << ", seed " << options.seed << "\n"
               << kExerciseCode << "\n";

@@ -140,6 +140,9 @@ READING = [
      ["lessons/07_verse/verse_form.cpp", "lessons/07_verse/check_verse.cpp",
       "lessons/07_verse/solution/line_tones.cpp", "lessons/07_verse/verse_constraint.cpp",
       "lessons/07_verse/beam_search.cpp", "lessons/07_verse/solution/beam_step.cpp"]),
+    ("08 many poems", "one step for B poems (exercise 08b), the batch, int8 blocks (exercise 08a)",
+     ["lessons/08_many_poems/batched_forward.cpp", "lessons/08_many_poems/solution/batched_attention.cpp",
+      "lessons/08_many_poems/batch_writer.cpp", "lessons/08_many_poems/solution/quantize_row.cpp"]),
 ]
 
 

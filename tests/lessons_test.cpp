@@ -50,6 +50,16 @@ const Lesson kLessons[] = {{1, TANG_LESSON_01}, {2, TANG_LESSON_02}, {3, TANG_LE
                            {4, TANG_LESSON_04}, {5, TANG_LESSON_05}, {6, TANG_LESSON_06}};
 // Lesson 07 runs lesson 06's timing too: its own tests below, mostly with --section 7.
 const Lesson kLesson07 = {7, TANG_LESSON_07};
+const Lesson kLesson08 = {8, TANG_LESSON_08};
+
+// Lessons 07 and 08 run lesson 06's timing section, ten minutes and more under the
+// sanitizers: there their tests run the new section alone (--section), which covers
+// the new code; the full runs are checked in the release build.
+#ifdef __SANITIZE_ADDRESS__
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
 
 struct Outcome {
   int status = -1;  // exit status; 128 + signal when killed by one
@@ -446,25 +456,30 @@ TEST(Lessons, GreedyRunsAndIsRepeatable) {
 // prints exactly the full run's section 7.
 TEST(Lessons, LessonSevenAddsRegularVerse) {
   REQUIRE_MODEL();
-  const Outcome full = run_lesson(kLesson07);
-  ASSERT_EQ(full.status, 0) << describe(full);
-  expect_header(kLesson07, full);
-  const auto sections = sections_of(full.out);
-  expect_sections(kLesson07, sections, full.out);
-  const Outcome five = run_lesson(kLessons[4]);
-  ASSERT_EQ(five.status, 0) << describe(five);
-  const auto five_sections = sections_of(five.out);
-  ASSERT_EQ(five_sections.size(), 5u);
-  for (std::size_t i = 0; i < 5; ++i) {
-    EXPECT_EQ(sections[i].lines, five_sections[i].lines) << "section " << i + 1;
-  }
   const Outcome seven = run_lesson(kLesson07, {"--section", "7"});
   ASSERT_EQ(seven.status, 0) << describe(seven);
   const auto only = sections_of(seven.out);
   ASSERT_EQ(only.size(), 1u) << seven.out;
-  EXPECT_EQ(only[0].heading, sections[6].heading);
-  EXPECT_EQ(only[0].lines, sections[6].lines);
-
+  std::vector<Section> sections;
+  if (!kSanitized) {
+    const Outcome full = run_lesson(kLesson07);
+    ASSERT_EQ(full.status, 0) << describe(full);
+    expect_header(kLesson07, full);
+    sections = sections_of(full.out);
+    expect_sections(kLesson07, sections, full.out);
+    const Outcome five = run_lesson(kLessons[4]);
+    ASSERT_EQ(five.status, 0) << describe(five);
+    const auto five_sections = sections_of(five.out);
+    ASSERT_EQ(five_sections.size(), 5u);
+    for (std::size_t i = 0; i < 5; ++i) {
+      EXPECT_EQ(sections[i].lines, five_sections[i].lines) << "section " << i + 1;
+    }
+    EXPECT_EQ(only[0].heading, sections[6].heading);
+    EXPECT_EQ(only[0].lines, sections[6].lines);
+  } else {
+    sections.resize(6);
+    sections.push_back(only[0]);
+  }
   // 出塞 passes, 静夜思 fails; the three constrained poems pass.
   std::size_t passes = 0, fails = 0;
   for (const std::string& line : sections[6].lines) {
@@ -500,6 +515,33 @@ TEST(Lessons, LessonSevenFormRhymeBeamAndHeads) {
   for (std::size_t i = 1; i < 4; ++i) {
     EXPECT_NE(verdicts[i].find(": passes"), std::string::npos) << verdicts[i];
     EXPECT_EQ(group_of(verdicts[i]), shan) << verdicts[i];
+  }
+}
+
+// Lesson 08's section: the batch writes the same poems at every size, the shared
+// opening starts every poem, and the three weight formats each get a row.
+TEST(Lessons, LessonEightWritesManyPoemsAtOnce) {
+  REQUIRE_MODEL();
+  const Outcome r = run_lesson(kLesson08, {"--section", "8", "--weights", "int8", "--batch", "4"});
+  ASSERT_EQ(r.status, 0) << describe(r);
+  expect_header(kLesson08, r);
+  const auto sections = sections_of(r.out);
+  ASSERT_EQ(sections.size(), 1u) << r.out;
+  EXPECT_EQ(sections[0].heading.rfind("== 8. ", 0), 0u) << sections[0].heading;
+  EXPECT_NE(r.out.find("int8 weights, one thread"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the same 32 poems at every B: yes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("for 4 poems:"), std::string::npos) << r.out;
+  std::size_t openings = 0, formats = 0;
+  for (const std::string& line : lines_of(r.out)) {
+    openings += line.rfind("    白日依山尽，黄河入海流。欲穷千里目，", 0) == 0;
+    for (const char* f : {"    fp32 ", "    bf16 ", "    int8 "}) formats += line.rfind(f, 0) == 0;
+  }
+  EXPECT_EQ(openings, 3u) << r.out;
+  EXPECT_EQ(formats, 3u) << r.out;
+  if (!kSanitized) {  // the whole lesson: sections 1-8
+    const Outcome full = run_lesson(kLesson08);
+    ASSERT_EQ(full.status, 0) << describe(full);
+    expect_sections(kLesson08, sections_of(full.out), full.out);
   }
 }
 
@@ -643,6 +685,30 @@ TEST_P(BadVerseFlags, EndsInOneErrorLineAndPrintsNothing) {
 INSTANTIATE_TEST_SUITE_P(Lesson07, BadVerseFlags, ::testing::ValuesIn(bad_verse_flags()),
                          [](const auto& info) { return info.param.name; });
 
+// Lesson 08's own flags.
+const std::vector<BadFlags>& bad_many_poems_flags() {
+  static const std::vector<BadFlags> cases = {
+      {"WeightsUnknown", {"--weights", "int4"}, {"--weights", "int4"}, 2, true},
+      {"BatchZero", {"--batch", "0"}, {"--batch", "0"}, 2, true},
+      {"BatchTooLarge", {"--batch", "65"}, {"--batch", "65"}, 2, true},
+      {"LengthPastTheContext", {"--length", "200"}, {"--length", "200"}, 2, true},
+      {"LengthShorterThanTheOpening", {"--length", "5"}, {"--length", "5"}, 2, true},
+  };
+  return cases;
+}
+
+class BadManyPoemsFlags : public ::testing::TestWithParam<BadFlags> {};
+
+TEST_P(BadManyPoemsFlags, EndsInOneErrorLineAndPrintsNothing) {
+  REQUIRE_MODEL();
+  std::vector<std::string> args = GetParam().args;
+  args.insert(args.begin(), {"--checkpoint", model_copy()});
+  expect_one_error_line(run(kLesson08.path, args), GetParam().names, GetParam().status);
+}
+
+INSTANTIATE_TEST_SUITE_P(Lesson08, BadManyPoemsFlags, ::testing::ValuesIn(bad_many_poems_flags()),
+                         [](const auto& info) { return info.param.name; });
+
 INSTANTIATE_TEST_SUITE_P(Lessons, BadCommandLine,
                          ::testing::Combine(::testing::Values(kLessons[5], kLessons[0], kLessons[2],
                                                               kLesson07),
@@ -670,6 +736,7 @@ TEST(BadCommandLine, TruncatedCheckpointIsNamed) {
 TEST(BadCommandLine, HelpListsEveryFlag) {
   std::vector<Lesson> lessons(std::begin(kLessons), std::end(kLessons));
   lessons.push_back(kLesson07);
+  lessons.push_back(kLesson08);
   for (const Lesson& lesson : lessons) {
     const Outcome r = run(lesson.path, {"--help"});
     EXPECT_EQ(r.status, 0) << describe(r);
@@ -683,7 +750,11 @@ TEST(BadCommandLine, HelpListsEveryFlag) {
     EXPECT_EQ(r.out.find("--mine"), std::string::npos)
         << "--mine is gone: the lessons always run the exercises";
     for (const char* flag : {"--form", "--rhyme", "--beam"}) {  // lesson 07's own
-      EXPECT_EQ(r.out.find(flag) != std::string::npos, lesson.number == 7)
+      EXPECT_EQ(r.out.find(flag) != std::string::npos, lesson.number >= 7)
+          << lesson.path << " --help and " << flag;
+    }
+    for (const char* flag : {"--batch", "--weights"}) {  // lesson 08's own
+      EXPECT_EQ(r.out.find(flag) != std::string::npos, lesson.number == 8)
           << lesson.path << " --help and " << flag;
     }
   }

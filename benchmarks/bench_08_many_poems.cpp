@@ -1,0 +1,181 @@
+// bench_08_many_poems: what lesson 08 adds, many poems at once and weights below fp32.
+// Everything runs the lesson path (lesson 08's forward_batch and StoredMatrix kernels,
+// lesson 03's sample_next): lesson 08 has no tuned twin.
+//
+//   lesson08/batched/plain/fp32/B:N    write_batched of 32 poems (seeds 1 .. 32, no opening,
+//                                      at most 64 characters each) with N = 1, 2, 4, 8, 16, 32
+//                                      poems in flight: one forward_batch per step for all N,
+//                                      one sample_next per poem. Per character: chars_per_s,
+//                                      step_us, x_floor; batching never changes the text, so
+//                                      every N writes the same characters
+//   lesson08/decode/plain/FORMAT       cached decoding at B = 1 (write_batched of 8 poems,
+//                                      seeds 1 .. 8, batch 1) with the weights stored as
+//                                      FORMAT = fp32, bf16, int8: section 8's speed column
+//   lesson08/step_matmul/plain/FORMAT/N:n   the 17 matrix products of one step (StoredWeights:
+//                                      qkv, attention projection, MLP in and out per layer, then
+//                                      the tied output layer), with biases, on n = 1 or 16 random
+//                                      input rows: what the format buys on the products alone.
+//                                      Counted per row (rows_per_s, step_us, x_floor per row)
+//   lesson08/shared_opening/prefill_each/B:16   16 prefills (lesson 06's forward_with_cache)
+//                                      of the opening "\n白日依山尽，黄河入海流。欲穷千里目，"
+//                                      (19 positions), one into each poem's cache
+//   lesson08/shared_opening/prefill_once/B:16   one prefill of it, then its cache copied into
+//                                      the 16 poems' caches (llama.cpp's seq_cp). Both write
+//                                      into 16 caches allocated once, outside the timing;
+//                                      counted per poem (poems_per_s)
+// The poems are written at T 0.8, top-k 20 (writing_settings with default flags).
+#include <numeric>
+#include <optional>
+#include <vector>
+
+#include "batch_writer.hpp"
+#include "bench_common.hpp"
+#include "kv_cache.hpp"
+#include "stored_weights.hpp"
+
+namespace {
+
+using namespace tang;
+
+const SamplingSettings kSettings{0.8f, 20, 1.0f};  // writing_settings() with default flags
+constexpr std::size_t kMaxChars = 64;              // new characters a poem, at most
+constexpr std::size_t kBatchPoems = 32;            // section 8, part 1
+constexpr std::size_t kDecodePoems = 8;            // section 8, part 3 (speed at B = 1)
+constexpr std::size_t kSharedPoems = 16;           // the lesson's default --batch
+const char* const kSharedOpening = "白日依山尽，黄河入海流。欲穷千里目，";  // section 8, part 2
+
+constexpr WeightFormat kFormats[] = {WeightFormat::kFp32, WeightFormat::kBf16, WeightFormat::kInt8};
+
+// The course model's weights in each format, converted once, on first use (the fp32 ones
+// are the model's own floats).
+const StoredWeights& stored(WeightFormat format) {
+  static std::optional<StoredWeights> weights[std::size(kFormats)];
+  std::optional<StoredWeights>& w = weights[static_cast<std::size_t>(format)];
+  if (!w) w.emplace(bench::course_model(), format);
+  return *w;
+}
+
+// Seeds 1 .. n, as section 8 with the default --seed 1.
+std::vector<std::uint64_t> seeds(std::size_t n) {
+  std::vector<std::uint64_t> s(n);
+  std::iota(s.begin(), s.end(), std::uint64_t{1});
+  return s;
+}
+
+// write_batched of `poems` poems after a newline, `batch` in flight, counted per character.
+// The same seeds write the same characters every time, so one call before the clock
+// starts (which also warms the caches) counts them.
+void time_poems(benchmark::State& state, WeightFormat format, std::size_t poems,
+                std::size_t batch) {
+  const GPT& model = bench::course_model();
+  const StoredWeights& weights = stored(format);
+  const std::vector<std::uint64_t> s = seeds(poems);
+  const BatchedPoems first = write_batched(model, weights, s, "", kSettings, kMaxChars, batch);
+  bench::StepClock clock(state);
+  for (auto _ : state) {
+    const BatchedPoems r = write_batched(model, weights, s, "", kSettings, kMaxChars, batch);
+    benchmark::DoNotOptimize(r.poems.data());
+  }
+  clock.finish(state, static_cast<double>(first.characters), "chars_per_s");
+  state.counters["batched_steps"] = static_cast<double>(first.steps);  // forward_batch calls
+}
+
+void BM_batched(benchmark::State& state) {
+  time_poems(state, WeightFormat::kFp32, kBatchPoems, static_cast<std::size_t>(state.range(0)));
+}
+
+void BM_decode(benchmark::State& state, WeightFormat format) {
+  time_poems(state, format, kDecodePoems, 1);
+}
+
+void BM_step_matmul(benchmark::State& state, WeightFormat format) {
+  const GPT& model = bench::course_model();
+  const StoredWeights& w = stored(format);
+  const std::size_t C = model.config().n_embd, V = model.config().vocab_size;
+  const auto N = static_cast<std::size_t>(state.range(0));
+  std::vector<float> in(N * 4 * C), out(N * V);  // (N, widest input), (N, widest output)
+  Rng rng(11);
+  for (float& x : in) x = rng.normal();
+  bench::StepClock clock(state);
+  for (auto _ : state) {
+    for (std::size_t l = 0; l < w.layers.size(); ++l) {
+      const StoredWeights::Layer& sl = w.layers[l];
+      const LayerWeights& lw = model.weights().layers[l];  // the biases stay fp32
+      sl.qkv.matmul(out.data(), in.data(), lw.qkv_b, N);
+      sl.attn_proj.matmul(out.data(), in.data(), lw.attn_proj_b, N);
+      sl.fc.matmul(out.data(), in.data(), lw.fc_b, N);
+      sl.fc_proj.matmul(out.data(), in.data(), lw.fc_proj_b, N);
+    }
+    w.output.matmul(out.data(), in.data(), nullptr, N);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  clock.finish(state, static_cast<double>(N), "rows_per_s");
+}
+
+void BM_shared_opening(benchmark::State& state, bool once) {
+  const GPT& model = bench::course_model();
+  const GPTConfig& cfg = model.config();
+  const std::vector<TokenId> prompt = bench::ids(model, bench::after_newline(kSharedOpening));
+  const auto B = static_cast<std::size_t>(state.range(0));
+  std::vector<KVCache> caches(B, KVCache(cfg));  // every poem's cache
+  KVCache shared(cfg);
+  Activations acts(cfg, 1, Keep::kLastLogits);  // as section 8 prefills
+  bench::StepClock clock(state);
+  for (auto _ : state) {
+    if (once) {
+      shared.length = 0;
+      forward_with_cache(model, prompt, 0, shared, acts);
+      for (KVCache& c : caches) c = shared;  // a copy of the whole cache, as write_batched makes
+    } else {
+      for (KVCache& c : caches) {
+        c.length = 0;
+        forward_with_cache(model, prompt, 0, c, acts);
+      }
+    }
+    benchmark::DoNotOptimize(caches.data());
+    benchmark::ClobberMemory();
+  }
+  clock.finish(state, static_cast<double>(B), "poems_per_s", false);
+}
+
+void register_lesson() {
+  benchmark::RegisterBenchmark("lesson08/batched/plain/fp32", BM_batched)
+      ->ArgName("B")
+      ->Arg(1)
+      ->Arg(2)
+      ->Arg(4)
+      ->Arg(8)
+      ->Arg(16)
+      ->Arg(32)
+      ->UseRealTime()
+      ->Unit(benchmark::kMillisecond);
+  for (WeightFormat f : kFormats) {
+    bench::register_row("lesson08/decode/plain/" + format_name(f), BM_decode, f)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+  for (WeightFormat f : kFormats) {
+    bench::register_row("lesson08/step_matmul/plain/" + format_name(f), BM_step_matmul, f)
+        ->ArgName("N")
+        ->Arg(1)
+        ->Arg(16)
+        ->UseRealTime()
+        ->Unit(benchmark::kMicrosecond);
+  }
+  for (bool once : {false, true}) {
+    bench::register_row(
+        std::string("lesson08/shared_opening/") + (once ? "prefill_once" : "prefill_each"),
+        BM_shared_opening, once)
+        ->ArgName("B")
+        ->Arg(static_cast<std::int64_t>(kSharedPoems))
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tang::bench::bench_main(argc, argv, 1, register_lesson);
+}
