@@ -100,8 +100,11 @@ def fill_run(match):
     found = list(root.glob(f"build/release/lessons/*/{program}"))
     if not found:
         raise SystemExit(f"run block: {program} not built in build/release/lessons")
-    lines = subprocess.run([str(found[0]), *args], check=True, capture_output=True,
-                           text=True).stdout.splitlines()
+    # check_verse exits with 1 for a poem that breaks a rule: that is output too
+    result = subprocess.run([str(found[0]), *args], capture_output=True, text=True)
+    if result.returncode not in (0, 1) or result.stderr:
+        raise SystemExit(f"run block: {command!r} failed: {result.stderr.strip()}")
+    lines = result.stdout.splitlines()
     first = next((i for i, line in enumerate(lines) if start in line), None)
     if first is None:
         raise SystemExit(f"run block: {command!r} prints no line with {start!r}")

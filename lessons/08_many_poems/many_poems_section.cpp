@@ -46,6 +46,7 @@ void batch_sizes(LessonContext& c, const StoredWeights& weights, const SamplingS
   c.out << "  " << kPoems << " poems (seeds " << seeds.front() << " .. " << seeds.back() << "), "
         << format_name(weights.format) << " weights, one thread; B poems in flight:\n"
         << "       B   steps   chars/s   x B=1   weight bytes read per character\n";
+  write_batched(c.model, weights, seeds_from(c.options.seed, 4), "", s, c.options.length, 4);  // warm-up
   std::vector<std::string> first;
   double base = 0.0;
   bool same = true;
@@ -101,14 +102,15 @@ void shared_opening(LessonContext& c, const StoredWeights& weights, std::size_t 
 void weight_formats(LessonContext& c, const StoredWeights& fp32, const SamplingSettings& s) {
   const auto poems = heldout_poems(c.model, c.options.corpus, kQualityPoems);
   c.out << "\n  The weights a step reads, in three formats (" << poems.size()
-        << " held-out poems for the quality, 8 poems at B = 1 for the speed):\n"
+        << " held-out poems for the quality, 16 poems at B = 1 for the speed):\n"
         << "    format  bytes read   held-out loss   KL from fp32   same top-1   us per char"
            "   x fp32\n";
-  const std::vector<std::uint64_t> seeds = seeds_from(c.options.seed, 8);
+  const std::vector<std::uint64_t> seeds = seeds_from(c.options.seed, 16);
   double fp32_time = 0.0;
   for (WeightFormat f : {WeightFormat::kFp32, WeightFormat::kBf16, WeightFormat::kInt8}) {
     const StoredWeights w(c.model, f);
     const WeightQuality q = compare_with_fp32(c.model, fp32, w, poems, 32);
+    write_batched(c.model, w, seeds_from(c.options.seed, 2), "", s, c.options.length, 1);  // warm-up
     const auto start = std::chrono::steady_clock::now();
     const BatchedPoems r = write_batched(c.model, w, seeds, "", s, c.options.length, 1);
     const double us = seconds_since(start) * 1e6 / static_cast<double>(r.characters);

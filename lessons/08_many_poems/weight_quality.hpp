@@ -7,9 +7,10 @@
 //   KL         sum_i p32_i ln(p32_i / p_i): how far the whole distribution moved
 //              from fp32's (0 for identical ones), in nats
 //   top-1      whether both models rank the same character first
-// Each poem is read from its own newline ("\n" poem "\n"), so the loss is a
-// little higher than the trainer's, which reads the held-out poems as one
-// stream with up to 127 characters of context.
+// Each poem is read from its own newline ("\n" poem "\n"), so the loss is not
+// the trainer's held-out loss, which joins the held-out poems into one stream
+// and cuts it into windows of 128 characters (a window's first characters
+// have little or no context there).
 #pragma once
 
 #include <vector>
