@@ -19,26 +19,15 @@
 #include "generate.hpp"
 #include "kv_cache.hpp"
 #include "sampler.hpp"
+#include "shipped_model.hpp"
 #include "weight_quality.hpp"
 
 namespace {
 
 using namespace tang;
 
-const GPT* shipped_model() {
-  static const std::string path = std::string(TANG_DATA_DIR) + "/tang_gpt.safetensors";
-  static const GPT* model =
-      std::filesystem::exists(path) ? new GPT(load_checkpoint(path)) : nullptr;
-  return model;
-}
-
-#define NEED_MODEL()                                                   \
-  const GPT* model_ptr = shipped_model();                              \
-  if (!model_ptr) GTEST_SKIP() << "data/tang_gpt.safetensors missing"; \
-  const GPT& model = *model_ptr
-
 TEST(ForwardBatch, EachRowIsLesson06sCachedStepBitForBit) {
-  NEED_MODEL();
+  NEED_SHIPPED_MODEL();
   const Tokenizer& tok = model.tokenizer();
   const std::vector<std::string> texts = {"\n春风", "\n白日依山尽，黄河", "\n月",
                                           "\n山中相送罢，日暮掩柴"};
@@ -85,7 +74,7 @@ std::vector<std::string> one_at_a_time(const GPT& model, const std::vector<std::
 }
 
 TEST(WriteBatched, ThePoemsOfABatchAreThePoemsWrittenAlone) {
-  NEED_MODEL();
+  NEED_SHIPPED_MODEL();
   const StoredWeights fp32(model, WeightFormat::kFp32);
   const SamplingSettings s{0.8f, 20, 1.0f};
   std::vector<std::uint64_t> seeds;
@@ -98,7 +87,7 @@ TEST(WriteBatched, ThePoemsOfABatchAreThePoemsWrittenAlone) {
 }
 
 TEST(WriteBatched, ASharedOpeningPrefilledOnceWritesWhatEachPrefillWrites) {
-  NEED_MODEL();
+  NEED_SHIPPED_MODEL();
   const StoredWeights fp32(model, WeightFormat::kFp32);
   const SamplingSettings s{0.8f, 20, 1.0f};
   const std::vector<std::uint64_t> seeds = {7, 8, 9, 10, 11, 12};
@@ -109,7 +98,7 @@ TEST(WriteBatched, ASharedOpeningPrefilledOnceWritesWhatEachPrefillWrites) {
 }
 
 TEST(SharedOpening, ACopiedCacheGivesTheSameLogitsAsItsOwnPrefill) {
-  NEED_MODEL();
+  NEED_SHIPPED_MODEL();
   const std::vector<TokenId> ids = model.tokenizer().encode("\n白日依山尽，黄河入海流。");
   Activations acts(model.config());
   KVCache shared(model.config());
@@ -133,7 +122,7 @@ TEST(SharedOpening, ACopiedCacheGivesTheSameLogitsAsItsOwnPrefill) {
 }
 
 TEST(WeightQuality, Fp32AgainstItselfIsExact) {
-  NEED_MODEL();
+  NEED_SHIPPED_MODEL();
   const StoredWeights fp32(model, WeightFormat::kFp32);
   const auto poems = heldout_poems(model, std::string(TANG_DATA_DIR) + "/tang_poems.txt", 10);
   ASSERT_EQ(poems.size(), 10u);

@@ -673,18 +673,6 @@ const std::vector<BadFlags>& bad_verse_flags() {
   return cases;
 }
 
-class BadVerseFlags : public ::testing::TestWithParam<BadFlags> {};
-
-TEST_P(BadVerseFlags, EndsInOneErrorLineAndPrintsNothing) {
-  REQUIRE_MODEL();
-  std::vector<std::string> args = GetParam().args;
-  args.insert(args.begin(), {"--checkpoint", model_copy()});
-  expect_one_error_line(run(kLesson07.path, args), GetParam().names, GetParam().status);
-}
-
-INSTANTIATE_TEST_SUITE_P(Lesson07, BadVerseFlags, ::testing::ValuesIn(bad_verse_flags()),
-                         [](const auto& info) { return info.param.name; });
-
 // Lesson 08's own flags.
 const std::vector<BadFlags>& bad_many_poems_flags() {
   static const std::vector<BadFlags> cases = {
@@ -697,26 +685,25 @@ const std::vector<BadFlags>& bad_many_poems_flags() {
   return cases;
 }
 
-class BadManyPoemsFlags : public ::testing::TestWithParam<BadFlags> {};
-
-TEST_P(BadManyPoemsFlags, EndsInOneErrorLineAndPrintsNothing) {
-  REQUIRE_MODEL();
-  std::vector<std::string> args = GetParam().args;
-  args.insert(args.begin(), {"--checkpoint", model_copy()});
-  expect_one_error_line(run(kLesson08.path, args), GetParam().names, GetParam().status);
-}
-
-INSTANTIATE_TEST_SUITE_P(Lesson08, BadManyPoemsFlags, ::testing::ValuesIn(bad_many_poems_flags()),
-                         [](const auto& info) { return info.param.name; });
-
 INSTANTIATE_TEST_SUITE_P(Lessons, BadCommandLine,
                          ::testing::Combine(::testing::Values(kLessons[5], kLessons[0], kLessons[2],
-                                                              kLesson07),
+                                                              kLesson07, kLesson08),
                                             ::testing::ValuesIn(bad_flags())),
                          [](const auto& info) {
                            return "Lesson0" + std::to_string(std::get<0>(info.param).number) + "_" +
                                   std::get<1>(info.param).name;
                          });
+
+// Each lesson's own flags, on that lesson.
+const auto bad_flag_name = [](const auto& info) { return std::get<1>(info.param).name; };
+INSTANTIATE_TEST_SUITE_P(Lesson07, BadCommandLine,
+                         ::testing::Combine(::testing::Values(kLesson07),
+                                            ::testing::ValuesIn(bad_verse_flags())),
+                         bad_flag_name);
+INSTANTIATE_TEST_SUITE_P(Lesson08, BadCommandLine,
+                         ::testing::Combine(::testing::Values(kLesson08),
+                                            ::testing::ValuesIn(bad_many_poems_flags())),
+                         bad_flag_name);
 
 TEST(BadCommandLine, TruncatedCheckpointIsNamed) {
   REQUIRE_MODEL();

@@ -22,6 +22,7 @@
 #include "exercise/qiyan_jueju.hpp"
 #include "fixed_form.hpp"
 #include "generate.hpp"
+#include "shipped_model.hpp"
 #include "utf8.hpp"
 #include "verse_constraint.hpp"
 
@@ -138,20 +139,8 @@ TEST(CheckVerse, ShapesThatAreNotAForm) {
 
 // --- the constraint --------------------------------------------------------
 
-const GPT* shipped_model() {
-  static const std::string path = std::string(TANG_DATA_DIR) + "/tang_gpt.safetensors";
-  static const GPT* model =
-      std::filesystem::exists(path) ? new GPT(load_checkpoint(path)) : nullptr;
-  return model;
-}
-
-#define NEED_MODEL()                                                   \
-  const GPT* model_ptr = shipped_model();                              \
-  if (!model_ptr) GTEST_SKIP() << "data/tang_gpt.safetensors missing"; \
-  const GPT& model = *model_ptr
-
 TEST(VerseConstraint, TheFixedFormIsExercise05sMask) {
-  NEED_MODEL();
+  NEED_SHIPPED_MODEL();
   const VerseVocabulary vocab(model.tokenizer(), tables());
   const VerseConstraint form(vocab, *form_named("七绝"));
   ASSERT_EQ(form.length(), 33u);
@@ -169,7 +158,7 @@ TEST(VerseConstraint, TheFixedFormIsExercise05sMask) {
 }
 
 TEST(VerseConstraint, TonesRhymeHeadsAndNoRepeats) {
-  NEED_MODEL();
+  NEED_SHIPPED_MODEL();
   const Tokenizer& tok = model.tokenizer();
   const VerseVocabulary vocab(tok, tables());
   const VerseForm form = *form_named("五绝");
@@ -219,7 +208,7 @@ TEST(VerseConstraint, TonesRhymeHeadsAndNoRepeats) {
 }
 
 TEST(BeamSearch, WidthOneWithTheFormOnlyWritesLesson05sPoem) {
-  NEED_MODEL();
+  NEED_SHIPPED_MODEL();
   const Tokenizer& tok = model.tokenizer();
   const VerseVocabulary vocab(tok, tables());
   const VerseConstraint form(vocab, *form_named("七绝"));
@@ -236,7 +225,7 @@ TEST(BeamSearch, WidthOneWithTheFormOnlyWritesLesson05sPoem) {
 }
 
 TEST(BeamSearch, EveryConstrainedPoemPassesCheckVerse) {
-  NEED_MODEL();
+  NEED_SHIPPED_MODEL();
   const VerseVocabulary vocab(model.tokenizer(), tables());
   for (const VerseForm& form : verse_forms()) {
     VerseConstraint c(vocab, form);
@@ -258,7 +247,7 @@ TEST(BeamSearch, EveryConstrainedPoemPassesCheckVerse) {
 }
 
 TEST(BeamSearch, TheSameSeedWritesTheSamePoemAndAGivenRhymeGroupHolds) {
-  NEED_MODEL();
+  NEED_SHIPPED_MODEL();
   const VerseVocabulary vocab(model.tokenizer(), tables());
   const VerseForm form = *form_named("七绝");
   VerseConstraint c(vocab, form);
@@ -278,7 +267,7 @@ TEST(BeamSearch, TheSameSeedWritesTheSamePoemAndAGivenRhymeGroupHolds) {
 TEST(BeamSearch, AtTemperatureZeroAWiderBeamScoresAtLeastAsWellHere) {
   // Not a theorem (beam search can lose with more width), but what the lesson
   // shows: the masks-only greedy poem is the flattest.
-  NEED_MODEL();
+  NEED_SHIPPED_MODEL();
   const VerseVocabulary vocab(model.tokenizer(), tables());
   const VerseForm form = *form_named("五绝");
   VerseConstraint c(vocab, form);
