@@ -61,8 +61,9 @@ WrittenVerse write_verse(const GPT& model, const VerseConstraint& constraint,
       const std::span<const TokenId> written(beam.context.begin() + 1, beam.context.end());
       // Only the character the cache has not seen goes through the model (the
       // whole "\n" on the first step). A poem is shorter than the context.
-      const std::span<const TokenId> unseen(beam.context.begin() + beam.cache.length,
-                                            beam.context.end());
+      const std::span<const TokenId> unseen(
+          beam.context.begin() + static_cast<std::ptrdiff_t>(beam.cache.length),
+          beam.context.end());
       const View<2> out = forward_with_cache(model, unseen, beam.cache.length, beam.cache, acts);
       const std::span<const float> logits = require_finite({out.data(), out.size()});
       scores[b] = beam.verse.score;
