@@ -24,6 +24,8 @@ int run_program(int argc, char** argv, CLI::App& app, const std::function<int()>
     return 2;
   } catch (const UserError& e) {
     std::cerr << "error: " << e.what() << "\n";
+  } catch (const NotImplemented& e) {  // an exercise stub of the learner build
+    std::cerr << "error: " << e.what() << "\n";
   } catch (const std::bad_alloc&) {
     std::cerr << "error: out of memory: this model or batch needs more memory than is free\n";
   } catch (const std::exception& e) {

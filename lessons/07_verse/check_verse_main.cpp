@@ -5,7 +5,8 @@
 //   check_verse --corpus data/tang_poems.txt [--markdown]            pass rates per form
 //
 // --no-repeat also fails a poem that uses a character twice. For poems, the
-// exit status is 0 when every poem passes and 1 when one fails; 2 for a bad flag.
+// exit status is 0 when every poem passes and 1 when one fails (or on an error,
+// after its one "error:" line); 2 for a bad flag.
 #include <fstream>
 #include <iostream>
 #include <map>
