@@ -1,5 +1,6 @@
 #include "lesson.hpp"
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
 

@@ -13,7 +13,6 @@
 // stub's "not implemented yet" line instead, and the next section runs.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <functional>
 #include <iosfwd>
 #include <string>
@@ -22,6 +21,13 @@
 #include "generate.hpp"
 #include "options.hpp"
 #include "trace.hpp"
+
+// CLI11 is declared here only; the files that build or parse the flags include
+// <CLI/CLI.hpp> themselves (it costs seconds to compile, in every file that includes it).
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 namespace tang {
 

@@ -1,5 +1,6 @@
 #include "options.hpp"
 
+#include <CLI/CLI.hpp>
 #include <charconv>
 #include <cmath>
 #include <filesystem>

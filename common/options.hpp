@@ -7,13 +7,19 @@
 // ends as one "error:" line and exit status 2 before the lesson prints anything.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "gpt.hpp"
+
+// CLI11 is declared here only; the files that build or parse the flags include
+// <CLI/CLI.hpp> themselves (it costs seconds to compile, in every file that includes it).
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 namespace tang {
 

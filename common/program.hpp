@@ -7,8 +7,14 @@
 // prints the help.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <functional>
+
+// CLI11 is declared here only; the files that build or parse the flags include
+// <CLI/CLI.hpp> themselves (it costs seconds to compile, in every file that includes it).
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 namespace tang {
 

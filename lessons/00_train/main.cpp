@@ -13,6 +13,7 @@
 #include <cblas.h>
 #include <omp.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <csignal>
 #include <cstdio>

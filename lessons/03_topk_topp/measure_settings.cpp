@@ -35,6 +35,7 @@
 // The corpus row: the first N held-out poems (index % 20 == 0), each scored
 // after "\n" by feeding the model its own characters; they all end with their
 // newline, so "ended by itself" holds for them.
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>

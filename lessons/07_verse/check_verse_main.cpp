@@ -7,6 +7,7 @@
 // --no-repeat also fails a poem that uses a character twice. For poems, the
 // exit status is 0 when every poem passes and 1 when one fails (or on an error,
 // after its one "error:" line); 2 for a bad flag.
+#include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
 #include <map>

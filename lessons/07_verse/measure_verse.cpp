@@ -23,6 +23,7 @@
 //   ln p per char   mean ln p under the model at T = 1 of the characters inside
 //                   the lines (not ，。⏎): what the constraint costs the model
 //   ms per poem     wall-clock time to write one poem, one thread
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <fstream>

@@ -1,5 +1,6 @@
 #include "verse_section.hpp"
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <ostream>
 #include <set>

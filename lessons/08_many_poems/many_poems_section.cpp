@@ -1,5 +1,6 @@
 #include "many_poems_section.hpp"
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <numeric>
@@ -46,7 +47,8 @@ void batch_sizes(LessonContext& c, const StoredWeights& weights, const SamplingS
   c.out << "  " << kPoems << " poems (seeds " << seeds.front() << " .. " << seeds.back() << "), "
         << format_name(weights.format) << " weights, one thread; B poems in flight:\n"
         << "       B   steps   chars/s   x B=1   weight bytes read per character\n";
-  write_batched(c.model, weights, seeds_from(c.options.seed, 4), "", s, c.options.length, 4);  // warm-up
+  write_batched(c.model, weights, seeds_from(c.options.seed, 4), "", s, c.options.length,
+                4);  // warm-up
   std::vector<std::string> first;
   double base = 0.0;
   bool same = true;
@@ -110,7 +112,8 @@ void weight_formats(LessonContext& c, const StoredWeights& fp32, const SamplingS
   for (WeightFormat f : {WeightFormat::kFp32, WeightFormat::kBf16, WeightFormat::kInt8}) {
     const StoredWeights w(c.model, f);
     const WeightQuality q = compare_with_fp32(c.model, fp32, w, poems, 32);
-    write_batched(c.model, w, seeds_from(c.options.seed, 2), "", s, c.options.length, 1);  // warm-up
+    write_batched(c.model, w, seeds_from(c.options.seed, 2), "", s, c.options.length,
+                  1);  // warm-up
     const auto start = std::chrono::steady_clock::now();
     const BatchedPoems r = write_batched(c.model, w, seeds, "", s, c.options.length, 1);
     const double us = seconds_since(start) * 1e6 / static_cast<double>(r.characters);

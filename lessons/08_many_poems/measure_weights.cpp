@@ -6,6 +6,7 @@
 //
 //   build/release/lessons/08_many_poems/measure_weights              aligned text
 //   build/release/lessons/08_many_poems/measure_weights --markdown   a Markdown table
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
 #include <string>
