@@ -10,21 +10,23 @@
 #include "fast/fast.hpp"
 #include "fast/threads.hpp"
 #include "fast/vector_math.hpp"
+#include "ops.hpp"
 
 namespace tang::fast {
 
 void matmul_forward(float* out, const float* inp, const float* weight, const float* bias,
                     std::size_t N, std::size_t IC, std::size_t OC) {
+  if (N == 1) {  // one position (a decoding step): the lesson path's own loop reads the
+    // weights faster than cblas_sgemv does (it asks for the next rows ahead); same bits too
+    ops::matmul_forward(out, inp, weight, bias, N, IC, OC);
+    return;
+  }
   float beta = 0.0f;
   if (bias) {
     for (std::size_t n = 0; n < N; ++n) std::memcpy(out + n * OC, bias, OC * sizeof(float));
     beta = 1.0f;
   }
   const auto ic = static_cast<int>(IC), oc = static_cast<int>(OC);
-  if (N == 1) {  // one position (a decoding step): matrix-vector product
-    cblas_sgemv(CblasRowMajor, CblasNoTrans, oc, ic, 1.0f, weight, ic, inp, 1, beta, out, 1);
-    return;
-  }
   // out (N, OC) = inp (N, IC) @ weight^T, each thread its own rows of inp and out
   SingleThreadedBlas one_thread;
 #pragma omp parallel if (N >= kRowsWorthSplitting)
