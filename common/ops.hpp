@@ -66,6 +66,7 @@ void attention_forward(float* out, float* att, const float* qkv, std::size_t B, 
                        std::size_t C, std::size_t NH);
 
 // --- GELU, the exact form x * Phi(x) (torch.nn.GELU's default) ---------------
+// out and inp are separate arrays (out is written before inp is read again).
 void gelu_forward(float* out, const float* inp, std::size_t n);
 void gelu_backward(float* dinp, const float* inp, const float* dout, std::size_t n);
 

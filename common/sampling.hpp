@@ -14,6 +14,9 @@ namespace tang {
 
 class StepTrace;  // trace.hpp
 
+// The largest of `values` (not empty).
+float largest_value(std::span<const float> values);
+
 // p_i = exp(z_i - max) / sum_j exp(z_j - max), in place. Subtracting the
 // largest logit keeps exp from overflowing and does not change the result.
 // Logits of -infinity (banned characters, lesson 05) get probability 0.

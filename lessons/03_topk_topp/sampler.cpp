@@ -21,7 +21,7 @@ TokenId sample_next(std::span<float> logits, const SamplingSettings& s, Rng& rng
   }
   auto z = xt::adapt(logits.data(), logits.size(), xt::no_ownership(),
                      std::array<std::size_t, 1>{logits.size()});
-  const float max = xt::amax(z)();
+  const float max = largest_value(logits);
   z = (z - max) / s.temperature;  // minus the largest first: no overflow for any T > 0
   if (s.top_k > 0) {
     top_k_filter(logits, s.top_k);
