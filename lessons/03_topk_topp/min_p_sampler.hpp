@@ -20,6 +20,8 @@
 #include <cstddef>
 #include <span>
 
+#include "exercise/min_p_penalty.hpp"            // exercise 03b
+#include "exercise/sample_with_temperature.hpp"  // exercise 02: sample_from
 #include "generate.hpp"
 #include "rng.hpp"
 #include "tokenizer.hpp"
@@ -38,18 +40,29 @@ struct MinPSettings {
 // For temperature > 0: turns `logits` (V) into the probabilities (V) the coin
 // is drawn from, in place: the penalty on the ids in `recent`, then
 // (z - max) / T, softmax, min-p.
+// The exercise functions the step calls: yours unless told otherwise (as in sampler.hpp's
+// DrawFunctions; the learner build also runs the step with kReferenceMinP).
+struct MinPFunctions {
+  void (*repetition_penalty)(std::span<float>, std::span<const TokenId>,
+                             float) = mine::repetition_penalty;
+  void (*min_p_filter)(std::span<float>, float) = mine::min_p_filter;
+  TokenId (*sample_from)(std::span<const float>, float) = mine::sample_from;
+};
+inline constexpr MinPFunctions kReferenceMinP{reference::repetition_penalty,
+                                              reference::min_p_filter, reference::sample_from};
+
 void min_p_probabilities(std::span<float> logits, std::span<const TokenId> recent,
-                         const MinPSettings& settings);
+                         const MinPSettings& settings, const MinPFunctions& use = {});
 
-// The whole step, overwriting `logits`; temperature 0 is the largest
-// penalised logit (the penalty applies to greedy decoding too).
 TokenId sample_min_p(std::span<float> logits, std::span<const TokenId> recent,
-                     const MinPSettings& settings, Rng& rng);
+                     const MinPSettings& settings, Rng& rng, const MinPFunctions& use = {});
 
-// A Picker (generate.hpp) that samples with `settings`. It remembers the
-// characters it has chosen itself, the last `last_n` of them, oldest first,
-// and forgets them when a new text begins (written == 0). Its copies share
-// that memory.
-Picker min_p_picker(const MinPSettings& settings);
+// A Picker that remembers what it wrote in the current text (for the penalty); asked
+// twice for the same step, it gives the same answer.
+Picker min_p_picker(const MinPSettings& settings, const MinPFunctions& use = {});
+
+// min_p_picker, checked against the reference solutions in the learner build
+// (reference_check.hpp).
+Picker checked_min_p_picker(const MinPSettings& settings, const Tokenizer& tokenizer);
 
 }  // namespace tang

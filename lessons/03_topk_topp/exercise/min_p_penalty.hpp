@@ -25,3 +25,11 @@ void repetition_penalty(std::span<float> logits, std::span<const TokenId> recent
 void min_p_filter(std::span<float> probabilities, float min_p);
 
 }  // namespace tang::mine
+
+// The reference solution's two functions (solution/, compiled a second time as
+// tang::reference), which the learner build compares yours with
+// (common/reference_check.hpp).
+namespace tang::reference {
+void repetition_penalty(std::span<float> logits, std::span<const TokenId> recent, float penalty);
+void min_p_filter(std::span<float> probabilities, float min_p);
+}  // namespace tang::reference

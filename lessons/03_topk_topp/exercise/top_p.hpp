@@ -18,3 +18,10 @@ namespace tang::mine {
 void top_p_filter(std::span<float> probabilities, float p);
 
 }  // namespace tang::mine
+
+// The reference solution's top_p_filter (solution/, compiled a second time as
+// tang::reference), which the learner build compares yours with
+// (common/reference_check.hpp).
+namespace tang::reference {
+void top_p_filter(std::span<float> probabilities, float p);
+}  // namespace tang::reference
