@@ -41,9 +41,12 @@ void show_acrostics(LessonContext& c) {
   const MaskForPosition mask = [&](std::size_t position) {
     return mine::qiyan_jueju_mask(tokenizer, position);
   };
+  const MaskForPosition reference_mask = [&](std::size_t position) {  // the learner build's check
+    return reference::qiyan_jueju_mask(tokenizer, position);
+  };
   for (int poem = 0; poem < 3; ++poem) {
-    std::vector<TokenId> written =
-        write_under_masks(predictor, tokenizer, mask, settings, mask_rng, /*max_chars=*/40);
+    std::vector<TokenId> written = write_under_masks(predictor, tokenizer, mask, settings, mask_rng,
+                                                     /*max_chars=*/40, reference_mask);
     const std::string problem = qiyan_jueju_problem(tokenizer, written);
     if (!written.empty() && written.back() == 0) written.pop_back();
     c.out << "    " << tokenizer.decode(written) << "   "

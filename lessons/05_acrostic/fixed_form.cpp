@@ -4,6 +4,7 @@
 #include <string>
 
 #include "lesson.hpp"
+#include "reference_check.hpp"
 #include "sampler.hpp"
 #include "trace.hpp"
 
@@ -12,7 +13,8 @@ namespace tang {
 std::vector<TokenId> write_under_masks(Predictor& predictor, const Tokenizer& tokenizer,
                                        const MaskForPosition& mask_for,
                                        const SamplingSettings& settings, Rng& rng,
-                                       std::size_t max_chars) {
+                                       std::size_t max_chars,
+                                       const MaskForPosition& reference_mask_for) {
   StepTrace* trace = settings.trace;  // --trace (null: not asked)
   const Picker pick = [&](std::span<float> logits, std::size_t written, Rng& r) {
     const LogitMask mask = mask_for(written + 1);  // for the character about to be drawn
@@ -23,8 +25,18 @@ std::vector<TokenId> write_under_masks(Predictor& predictor, const Tokenizer& to
     if (trace) trace->finish(written + 1);
     return next;
   };
+  // the same step with the reference solutions' mask and draw, for the learner build
+  const Picker reference = [&](std::span<float> logits, std::size_t written, Rng& r) {
+    reference_mask_for(written + 1).apply(logits);
+    SamplingSettings quiet = settings;
+    quiet.trace = nullptr;
+    return sample_next(logits, quiet, r, kReferenceDraw);
+  };
+  const Picker checked = reference_mask_for
+                             ? checked_against_reference(pick, reference, tokenizer, {"02", "05"})
+                             : pick;
   std::vector<TokenId> context = tokenizer.encode("\n");
-  return write(predictor, context, pick, rng, max_chars, /*stop_at_newline=*/true);
+  return write(predictor, context, checked, rng, max_chars, /*stop_at_newline=*/true);
 }
 
 std::string qiyan_jueju_problem(const Tokenizer& tokenizer, const std::vector<TokenId>& written) {
@@ -41,9 +53,16 @@ std::string qiyan_jueju_problem(const Tokenizer& tokenizer, const std::vector<To
     const bool ok =
         expected.empty() ? (got != "，" && got != "。" && got != "\n") : got == expected;
     if (!ok) {
-      return "character " + std::to_string(position) + " is '" + printable(got) + "', expected " +
-             (expected.empty() ? std::string("a character inside the line (not '，', '。' or ⏎)")
-                               : "'" + printable(expected) + "'");
+      std::string problem = "character " + std::to_string(position) + " is '" + printable(got);
+      problem += "', expected ";  // appended, not one long sum: GCC 12 warns falsely on that
+      if (expected.empty()) {
+        problem += "a character inside the line (not '，', '。' or ⏎)";
+      } else {
+        problem += '\'';
+        problem += printable(expected);
+        problem += '\'';
+      }
+      return problem;
     }
   }
   if (written.size() != length) {

@@ -24,3 +24,9 @@ namespace tang::mine {
 LogitMask qiyan_jueju_mask(const Tokenizer& tokenizer, std::size_t position);
 
 }  // namespace tang::mine
+
+// The reference solution's mask (solution/, compiled a second time as tang::reference),
+// which the learner build compares yours with (common/reference_check.hpp).
+namespace tang::reference {
+LogitMask qiyan_jueju_mask(const Tokenizer& tokenizer, std::size_t position);
+}  // namespace tang::reference
