@@ -1,5 +1,7 @@
 #include "kvcache_section.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ostream>
 #include <vector>
@@ -9,6 +11,7 @@
 #include "errors.hpp"
 #include "exercise/block512_timing.hpp"  // exercise 06b
 #include "exercise/cost_model.hpp"       // exercise 06c
+#include "kv_cache.hpp"
 #include "kv_memory.hpp"
 #include "sampler.hpp"
 
@@ -20,6 +23,43 @@ std::string show(const Tokenizer& tokenizer, const std::vector<TokenId>& ids) {
   std::string text;
   for (TokenId id : ids) text += printable(tokenizer.character(id));
   return text;
+}
+
+// When the two texts differ (in the learner build: your exercise 06a), where, and by how
+// much the cached logits moved there: both runs had the same characters before it.
+void explain_difference(LessonContext& c, const std::vector<TokenId>& without,
+                        const std::vector<TokenId>& with) {
+  const Tokenizer& tokenizer = c.model.tokenizer();
+  std::size_t k = 0;  // the first character that differs
+  while (k < std::min(without.size(), with.size()) && without[k] == with[k]) ++k;
+  if (k == std::min(without.size(), with.size())) return;  // one stopped early: no step to show
+  std::vector<TokenId> context = tokenizer.encode("\n");
+  context.insert(context.end(), with.begin(), with.begin() + static_cast<std::ptrdiff_t>(k));
+  Recompute plain(c.model);
+  const std::vector<float> expected = [&] {
+    const std::span<const float> z = plain.next_logits(context);
+    return std::vector<float>(z.begin(), z.end());
+  }();
+  CachedPredictor cached(c.model);  // one step at a time, as the text was written
+  std::span<const float> got;
+  for (std::size_t n = 1; n <= context.size(); ++n) got = cached.next_logits({context.data(), n});
+  float largest = 0.0f;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    largest = std::max(largest, std::fabs(got[i] - expected[i]));
+  }
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "    character %zu differs: %s without the cache, %s with it; there the cached "
+                "logits are up to %.2g away from the model's own,\n",
+                k + 1, printable(tokenizer.character(without[k])).c_str(),
+                printable(tokenizer.character(with[k])).c_str(), static_cast<double>(largest));
+  c.out << line;
+  if (largest < 1e-3f) {
+    c.out << "    only rounding (your attention adds in another order; exercise 06a's contract "
+             "says which order gives the same bits)\n";
+  } else {
+    c.out << "    a real difference: ctest --preset learner -L '^exercise_06a$'\n";
+  }
 }
 
 void show_kv_cache(LessonContext& c) {
@@ -34,6 +74,7 @@ void show_kv_cache(LessonContext& c) {
   const bool identical = without.ids == with.ids;
   c.out << "  Same seed, " << n << " characters without and with the cache: "
         << (identical ? "IDENTICAL" : "DIFFERENT (this is a bug!)") << "\n";
+  if (!identical) explain_difference(c, without.ids, with.ids);
   c.out << "    " << show(model.tokenizer(), with.ids) << "\n";
 
   // 2. Speed: without the cache, character n re-reads all n-1 before it.
