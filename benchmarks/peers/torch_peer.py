@@ -19,11 +19,22 @@ line saying so and exits 0, so the rest of the run goes on without the peer.
    With --blas-as-installed it leaves OpenBLAS to choose its kernels, as a plain
    `import torch` does (on these machines OpenBLAS 0.3.21 does not know the CPU and
    takes its slow Prescott kernels); by default it names the same kernels as the C++.
-3. Times, on ONE thread (torch.set_num_threads(1)), writing 32 / 64 / 120 characters
-   after a newline at T 0.8 with top-k 20, without a cache (the whole context again
-   each step) and with its own KV cache (preallocated, one position per step): the
-   same work as lesson06/write_chars in bench_06_kvcache. Median of --repeats runs.
-4. Times one training step on TWO threads: batch 32 x 128 random ids, forward,
+3. Times, on ONE thread (torch.set_num_threads(1), and OpenBLAS's own thread pool set
+   to one through ctypes, since this torch does not pass its count on to OpenBLAS),
+   writing 32 / 64 / 120 characters after a newline at T 0.8 with top-k 20, without a
+   cache (the whole context again each step) and with its own KV cache (preallocated,
+   one position per step): the same work as lesson06/write_chars in bench_06_kvcache.
+   Median of --repeats runs.
+4. Times, on ONE thread, many poems at once as bench_08_many_poems does (lesson 08's
+   write_batched): 32 poems (seeds 1 .. 32, after a newline, at most 64 characters each,
+   T 0.8, top-k 20) with B = 1, 2, 4, 8, 16, 32 in flight, one forward per step for the
+   whole batch over a preallocated (L, B, ...) KV cache, each poem at its own position and
+   with its own coins; a poem that writes its newline leaves and the next seed takes its
+   place. Also 8 poems at B = 1 (seeds 1 .. 8), as lesson08/decode. chars/s and us per
+   character, median of --repeats runs (--smoke: 8 poems, B = 1 and 4; --batches picks
+   the B values). It checks the batched logits too: each poem's last step at the largest
+   B against a whole forward of that poem (a mismatch: exit status 1, as in 2).
+5. Times one training step on TWO threads: batch 32 x 128 random ids, forward,
    cross-entropy, backward, gradient clipping at 1.0, AdamW (betas 0.9/0.95, weight
    decay 0.1 on matrices): tokens/s, median of --train-steps steps after one warm-up.
 """
@@ -207,6 +218,125 @@ def write_chars(model, n, use_cache, temperature=0.8, top_k=20, seed=42, first=0
     return context[1:]
 
 
+# --- many poems at once, as lesson 08's write_batched (bench_08_many_poems) ---------------
+# What bench_08 times, and how this matches it:
+# - the poems: one per seed, after a newline (id 0, position 0), at most max_chars new
+#   characters each; the newline that ends a poem counts as one of its characters, as in
+#   write_batched (out.characters counts every sampled id). T 0.8, top-k 20.
+# - B poems in flight, one forward per step for all of them; each poem at its own position,
+#   with its own cache and its own coins (here: max_chars uniforms drawn from
+#   torch.Generator().manual_seed(seed) when it joins, one used per character). A poem that
+#   ends leaves; the next seed takes its place, so the batch stays full while seeds wait,
+#   then shrinks (write_batched's `still`). Here the freed slot is refilled in place, or,
+#   with no seed left, the last poem's cache rows are moved into it, so that the active
+#   poems are always slots 0 .. n-1 and the step works on a view of the cache, no gather.
+# - the work per character: the same matrix products, B rows at a time (one gemm per weight
+#   matrix, as forward_batch). The attention is batched over the longest poem in flight,
+#   the shorter ones masked (forward_batch attends each poem over its own length: here at
+#   most (longest - own length) positions more, a few thousand multiply-adds against the 1.7
+#   million of the weights). The sampling is the same per row (temperature, the top 20 of
+#   the full vocabulary, softmax, one coin), done for the whole batch at once (torch.topk
+#   keeps exactly 20; write_chars keeps ties with the 20th too, which almost never happen).
+# - what differs: our Rng and torch's generator draw different coins, so these are not the
+#   C++ poems; their lengths, and so the characters and steps, differ a little (chars/s and
+#   us per character are per character either way). Allocating the cache (zeroed) is inside
+#   the timing, as write_batched's caches and scratch are.
+BATCH_SIZES = (1, 2, 4, 8, 16, 32)
+
+
+@torch.inference_mode()
+def write_batched(model, seeds, batch, max_chars=64, temperature=0.8, top_k=20, check=None):
+    """{"poems": token ids per seed (the ending newline dropped), "steps", "characters"}.
+    check: a list that gets (context ids, logits) of each poem's last step, for checking."""
+    L, NH, C = model.L, model.NH, model.C
+    HS = C // NH
+    slots = max(1, min(batch, len(seeds)))
+    # (L, B, NH, positions, HS); zeroed: masked positions must hold finite numbers
+    k_cache = torch.zeros(L, slots, NH, max_chars, HS)
+    v_cache = torch.zeros(L, slots, NH, max_chars, HS)
+    waiting = list(range(len(seeds)))[::-1]  # pop() takes seeds in order
+    index, pos, tok, coins, written = [], [], [], [], []  # per slot 0 .. n-1
+    poems = [None] * len(seeds)
+    steps = characters = 0
+    scale = 1.0 / math.sqrt(HS)
+
+    def join(slot):
+        i = waiting.pop()
+        g = torch.Generator().manual_seed(int(seeds[i]))
+        state = (i, 0, 0, torch.rand(max_chars, generator=g).tolist(), [])
+        if slot == len(index):
+            for column, value in zip((index, pos, tok, coins, written), state):
+                column.append(value)
+        else:
+            index[slot], pos[slot], tok[slot], coins[slot], written[slot] = state
+
+    while waiting and len(index) < slots:
+        join(len(index))
+    while index:
+        n = len(index)
+        rows = torch.arange(n)
+        p = torch.tensor(pos)                                        # (n) each poem's position
+        x = model.wte(torch.tensor(tok)) + model.wpe(p)               # (n, C)
+        span = max(pos) + 1                                           # the longest poem's positions
+        hidden = (torch.arange(span) > p[:, None])[:, None, None, :]  # (n, 1, 1, span) not its own
+        for l, block in enumerate(model.blocks):
+            q, k, v = block.qkv(block.ln_1(x)).split(C, dim=1)        # (n, C) each, one gemm
+            kc, vc = k_cache[l], v_cache[l]                           # (B, NH, T, HS)
+            kc[rows, :, p] = k.view(n, NH, HS)                        # each at its own position
+            vc[rows, :, p] = v.view(n, NH, HS)
+            scores = (q.view(n, NH, 1, HS) @ kc[:n, :, :span].transpose(-2, -1)) * scale
+            scores = scores.masked_fill(hidden, float("-inf"))       # (n, NH, 1, span)
+            y = (F.softmax(scores, dim=-1) @ vc[:n, :, :span]).reshape(n, C)
+            x = x + block.proj(y)
+            x = x + block.fc_proj(F.gelu(block.fc(block.ln_2(x))))
+        logits = model.ln_f(x) @ model.wte.weight.t()                # (n, V)
+        steps += 1
+        # per row: T, the top k of the vocabulary, softmax, the poem's next coin
+        top, ids = torch.topk(logits / temperature, top_k, dim=-1)   # (n, k)
+        cdf = F.softmax(top, dim=-1).cumsum(dim=-1)
+        u = torch.tensor([coins[b][pos[b]] for b in range(n)])
+        choice = (cdf < u[:, None]).sum(dim=-1).clamp_(max=top_k - 1)
+        chosen = ids[rows, choice].tolist()
+        ended = []
+        for b in range(n):
+            written[b].append(chosen[b])
+            characters += 1
+            if chosen[b] == 0 or len(written[b]) == max_chars:  # id 0: the newline
+                ended.append(b)
+                if check is not None:
+                    check.append(([0] + written[b][:-1], logits[b].clone()))
+            tok[b] = chosen[b]
+            pos[b] += 1
+        for b in ended:
+            poems[index[b]] = written[b][:-1] if written[b][-1] == 0 else written[b]
+        leaving = []
+        for b in ended:  # the next seed takes the place, while there is one
+            if waiting:
+                join(b)
+            else:
+                leaving.append(b)
+        for b in reversed(leaving):  # the batch shrinks: the last poem moves into the gap
+            last = len(index) - 1
+            if b != last:
+                held = pos[last]
+                k_cache[:, b, :, :held] = k_cache[:, last, :, :held]
+                v_cache[:, b, :, :held] = v_cache[:, last, :, :held]
+                for column in (index, pos, tok, coins, written):
+                    column[b] = column[last]
+            for column in (index, pos, tok, coins, written):
+                column.pop()
+    return {"poems": poems, "steps": steps, "characters": characters}
+
+
+def time_batched(model, seeds, batch, repeats, max_chars=64):
+    """write_batched once (a warm-up, and it counts the characters), then median of repeats."""
+    first = write_batched(model, seeds, batch, max_chars)
+    ms = median_ms(repeats, lambda: write_batched(model, seeds, batch, max_chars))
+    chars = first["characters"]
+    return first, {"ms": ms, "characters": chars, "steps": first["steps"],
+                   "chars_per_s": chars / ms * 1000, "us_per_char": ms * 1000 / chars}
+
+
 def median_ms(repeats, fn):
     times = []
     for _ in range(repeats):
@@ -242,17 +372,40 @@ def train_step_tokens_per_s(model, steps, B=32):
     return B * T / seconds, seconds
 
 
-def openblas_core():
-    """The kernels OpenBLAS actually chose in this process (e.g. 'Prescott', 'SkylakeX')."""
+def openblas_library():
+    """The OpenBLAS that torch loaded in this process (ctypes), or None."""
     import ctypes
     try:
         with open("/proc/self/maps", encoding="utf-8") as f:
             paths = sorted({line.split()[-1] for line in f if "libopenblas" in line})
-        corename = ctypes.CDLL(paths[0]).openblas_get_corename
+        return ctypes.CDLL(paths[0])
+    except (OSError, IndexError):
+        return None
+
+
+def openblas_core():
+    """The kernels OpenBLAS actually chose in this process (e.g. 'Prescott', 'SkylakeX')."""
+    import ctypes
+    try:
+        corename = openblas_library().openblas_get_corename
         corename.restype = ctypes.c_char_p
         return corename().decode()
-    except (OSError, IndexError, AttributeError):
+    except AttributeError:
         return "unknown"
+
+
+def set_threads(n):
+    """torch.set_num_threads(n), and the same for OpenBLAS: this torch (BLAS_INFO=generic)
+    leaves OpenBLAS's own thread pool alone, so without this a "one thread" matrix product
+    still runs on every core (as the C++ would without OPENBLAS_NUM_THREADS=1).
+    OpenBLAS's thread count afterwards, or None when it cannot be asked."""
+    torch.set_num_threads(n)
+    try:
+        blas = openblas_library()
+        blas.openblas_set_num_threads(n)
+        return int(blas.openblas_get_num_threads())
+    except AttributeError:
+        return None
 
 
 # --- main -----------------------------------------------------------------------------
@@ -263,7 +416,11 @@ def main():
     parser.add_argument("--repeats", type=int, default=3, help="runs per generation timing")
     parser.add_argument("--train-steps", type=int, default=3, help="timed training steps")
     parser.add_argument("--lengths", default="32,64,120")
-    parser.add_argument("--smoke", action="store_true", help="1 run each, 32 characters only")
+    parser.add_argument("--batches", default="",
+                        help="B values of the batched timing, e.g. 1,16 (default 1,2,4,8,16,32; "
+                             "--smoke: 1,4)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="1 run each, 32 characters only, 8 poems at B = 1 and 4")
     parser.add_argument("--blas-as-installed", action="store_true",
                         help="do not choose OpenBLAS kernels (default: the same ones as the C++)")
     args = parser.parse_args()
@@ -280,7 +437,7 @@ def main():
               "checkpoint": reference["checkpoint"]}
 
     # 1. the same logits as the C++?
-    torch.set_num_threads(1)
+    result["openblas_threads_decoding"] = set_threads(1)
     worst, ok = 0.0, True
     with torch.inference_mode():
         for prompt in reference["prompts"]:
@@ -324,8 +481,45 @@ def main():
               f"with cache {with_cache:8.1f} ms   ({n / with_cache * 1000:.0f} characters/s)")
     result["generate_threads"] = 1
 
-    # 3. training, two threads
-    torch.set_num_threads(2)
+    # 3. many poems at once, one thread (bench_08_many_poems)
+    poems, max_chars = (8, 64) if args.smoke else (32, 64)
+    sizes = [int(b) for b in args.batches.split(",")] if args.batches else (
+        [1, 4] if args.smoke else list(BATCH_SIZES))
+    seeds = list(range(1, poems + 1))
+    check = []  # each poem's last step at the largest B, against a whole forward of it
+    write_batched(model, seeds, max(sizes), max_chars, check=check)
+    batch_worst, batch_ok = 0.0, True
+    with torch.inference_mode():
+        for context, theirs in check:
+            whole = model(torch.tensor([context]))[0, -1]
+            diff = float((theirs - whole).abs().max())
+            batch_worst = max(batch_worst, diff)
+            batch_ok &= diff <= 1e-3 * max(1.0, float(whole.abs().max()))
+    batched = {"poems": poems, "seeds": f"1 .. {poems}", "max_chars": max_chars, "opening": "",
+               "temperature": 0.8, "top_k": 20, "threads": 1, "repeats": args.repeats,
+               "logits_max_abs_diff": batch_worst, "logits_match": bool(batch_ok), "by_batch": {}}
+    texts = []
+    for b in sizes:
+        first, timing = time_batched(model, seeds, b, args.repeats, max_chars)
+        texts.append(first["poems"])
+        batched["by_batch"][str(b)] = timing
+        one = batched["by_batch"].get("1")
+        print(f"torch_peer: {poems} poems, B = {b:2d} in flight: {timing['steps']:4d} steps, "
+              f"{timing['characters']} characters, {timing['ms']:8.1f} ms, "
+              f"{timing['chars_per_s']:6.0f} chars/s ({timing['us_per_char']:.1f} us per character)"
+              + (f", {timing['chars_per_s'] / one['chars_per_s']:.2f}x B = 1" if one else ""))
+    # batching should not change the text; rounding of gemm against gemv may, rarely
+    batched["same_poems_every_batch"] = all(t == texts[0] for t in texts)
+    _, decode = time_batched(model, list(range(1, 9)), 1, args.repeats, max_chars)
+    batched["decode"] = dict(decode, poems=8, seeds="1 .. 8", batch=1)
+    print(f"torch_peer: 8 poems at B = 1 (lesson08/decode): {decode['chars_per_s']:.0f} chars/s "
+          f"({decode['us_per_char']:.1f} us per character); batched logits vs whole forward "
+          f"max |diff| {batch_worst:.2e} ({'match' if batch_ok else 'MISMATCH'}), same poems at "
+          f"every B: {'yes' if batched['same_poems_every_batch'] else 'no'}")
+    result["batched"] = batched
+
+    # 4. training, two threads
+    result["openblas_threads_training"] = set_threads(2)
     tokens_per_s, seconds = train_step_tokens_per_s(model, args.train_steps)
     result["train_step"] = {"batch": 32, "block": model.T_max, "threads": 2,
                             "seconds": seconds, "tokens_per_s": tokens_per_s}
@@ -337,6 +531,10 @@ def main():
         json.dump(result, f, indent=1)
     if not (ok and greedy_same and same_text):
         print("torch_peer: the PyTorch model does NOT match the C++ one (see above)", file=sys.stderr)
+        return 1
+    if not batch_ok:
+        print("torch_peer: the batched writer's logits do NOT match the whole forward (see above)",
+              file=sys.stderr)
         return 1
     return 0
 
