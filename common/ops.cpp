@@ -8,9 +8,9 @@
 
 namespace tang::ops {
 
-// The eight lanes of dot() (ops.hpp) side by side, + and * lane by lane: a GCC vector
-// type, kept in one register (a float[8] would sit in memory, each addition waiting).
+// The eight lanes of dot() (ops.hpp) side by side in one register, a GCC vector type.
 using Lanes = float __attribute__((vector_size(32)));
+using HalfLanes = float __attribute__((vector_size(16)));
 constexpr std::size_t kLanes = sizeof(Lanes) / sizeof(float);
 
 // dot(), dot4() and their loads read exactly n floats of each row and of x; the sanitizer
@@ -23,31 +23,21 @@ static TANG_NOT_SANITIZED Lanes load(const float* p) {
   return v;
 }
 
-// The terms after the last full eight, lane by lane (n is not a multiple of 8: never in
-// the course model, so kept out of line, where it cannot slow the loops that call it).
-static TANG_NOT_SANITIZED __attribute__((noinline)) Lanes add_tail(Lanes lanes, const float* row,
-                                                                   const float* x, std::size_t i,
-                                                                   std::size_t n) {
-  float lane[kLanes];
-  std::memcpy(lane, &lanes, sizeof lane);
-  for (std::size_t k = 0; i + k < n; ++k) lane[k] += row[i + k] * x[i + k];
-  std::memcpy(&lanes, lane, sizeof lane);
-  return lanes;
+// The terms after the last full eight (n not a multiple of 8, never in the course model),
+// out of line: inside finish_dot they would push the callers' lanes out of registers.
+[[gnu::noinline]] static TANG_NOT_SANITIZED Lanes add_tail(Lanes v, const float* a, const float* b,
+                                                           std::size_t i, std::size_t n) {
+  for (std::size_t k = 0; i + k < n; ++k) v[k] += a[i + k] * b[i + k];
+  return v;
 }
 
-// The end of one sum: the tail, then the lanes pairwise (lane k + lane k+4, then k + k+2,
-// then 0 + 1), the register's two halves added as vectors: the additions and their order
-// of a loop over a float[8], without its trip through memory (about 15 us a step).
-using HalfLanes = float __attribute__((vector_size(16)));
-
-static inline TANG_NOT_SANITIZED float finish_dot(Lanes lanes, const float* row, const float* x,
-                                                  std::size_t i, std::size_t n) {
-  if (i < n) lanes = add_tail(lanes, row, x, i, n);
-  const HalfLanes low = {lanes[0], lanes[1], lanes[2], lanes[3]};
-  const HalfLanes high = {lanes[4], lanes[5], lanes[6], lanes[7]};
-  const HalfLanes four = low + high;                               // 8 -> 4
-  const float two0 = four[0] + four[2], two1 = four[1] + four[3];  // 4 -> 2
-  return two0 + two1;                                              // 2 -> 1
+// The end of one sum: the tail, then the lanes pairwise (k + k+4, then k + k+2, then 0 + 1),
+// the register's two halves added as vectors, so that it never goes through memory.
+static TANG_NOT_SANITIZED float finish_dot(Lanes v, const float* a, const float* b, std::size_t i,
+                                           std::size_t n) {
+  if (i < n) v = add_tail(v, a, b, i, n);
+  const HalfLanes four = HalfLanes{v[0], v[1], v[2], v[3]} + HalfLanes{v[4], v[5], v[6], v[7]};
+  return (four[0] + four[2]) + (four[1] + four[3]);  // 4 -> 2 -> 1
 }
 
 TANG_NOT_SANITIZED float dot(const float* a, const float* b, std::size_t n) {
@@ -57,18 +47,13 @@ TANG_NOT_SANITIZED float dot(const float* a, const float* b, std::size_t n) {
   return finish_dot(lanes, a, b, i, n);
 }
 
-// out[r] = row_r . x (+ bias[r], when there is a bias) for the four rows at
-// rows + r * stride, each summed exactly as dot() sums it (the same bits): four
-// independent chains of additions for the CPU to overlap, where one chain waits for
-// each addition before the next. While it sums these four rows it asks the memory
-// for the same places of the next four (a prefetch: a hint, not a read, so it changes
-// no number and cannot fault); a decoding step reads each weight once, and waiting for
-// them is most of its time.
+// out[r] = row_r . x (+ bias[r]) for the four rows at rows + r * stride, each summed as dot()
+// sums it: four chains of additions to overlap. It asks for the next four rows meanwhile (a
+// prefetch, a hint that changes no number): a step mostly waits for its weights to arrive.
 static TANG_NOT_SANITIZED void dot4(float* out, const float* rows, std::size_t stride,
                                     const float* x, std::size_t n, const float* bias = nullptr) {
   const float *row0 = rows, *row1 = rows + stride, *row2 = rows + 2 * stride,
-              *row3 = rows + 3 * stride;
-  const float* next = rows + 4 * stride;
+              *row3 = rows + 3 * stride, *next = rows + 4 * stride;
   Lanes lanes0 = {}, lanes1 = {}, lanes2 = {}, lanes3 = {};
   std::size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
@@ -81,8 +66,6 @@ static TANG_NOT_SANITIZED void dot4(float* out, const float* rows, std::size_t s
   }
   const float sums[4] = {finish_dot(lanes0, row0, x, i, n), finish_dot(lanes1, row1, x, i, n),
                          finish_dot(lanes2, row2, x, i, n), finish_dot(lanes3, row3, x, i, n)};
-  // the bias here, while the sums are in registers (a pass over out afterwards would
-  // wait for these very writes)
   for (std::size_t r = 0; r < 4; ++r) out[r] = bias ? sums[r] + bias[r] : sums[r];
 }
 
@@ -119,8 +102,7 @@ void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, c
 
 void matmul_forward(float* out, const float* inp, const float* weight, const float* bias,
                     std::size_t N, std::size_t IC, std::size_t OC) {
-  // out[n][o] = w_o . x_n + b_o, four weight rows at a time, each used for
-  // every position n while it is in the cache.
+  // out[n][o] = w_o . x_n + b_o, four rows of w at a time, used for every n while cached
   std::size_t o = 0;
   for (; o + 4 <= OC; o += 4) {
     for (std::size_t n = 0; n < N; ++n)
@@ -150,10 +132,7 @@ void attend(float* out, float* weights, const float* q, const float* keys, const
     for (j = 0; j < n; ++j) w[j] *= scale;
     const float max = *std::max_element(w, w + n);
     float sum = 0.0f;
-    for (std::size_t j = 0; j < n; ++j) {
-      w[j] = std::exp(w[j] - max);
-      sum += w[j];
-    }
+    for (std::size_t j = 0; j < n; ++j) sum += (w[j] = std::exp(w[j] - max));
     for (std::size_t j = 0; j < n; ++j) w[j] /= sum;
     // out_h = sum_j w_j v_j, adding in order j = 0, 1, ..., eight outputs at a time in a register
     float* o = out + h * HS;            // (HS)
@@ -165,9 +144,8 @@ void attend(float* out, float* weights, const float* q, const float* keys, const
       for (std::size_t k = 0; k < kLanes; ++k) o[i + k] = sum[k];
     }
     for (; i < HS; ++i) {  // the rest, if HS is not a multiple of 8
-      float sum = 0.0f;
-      for (std::size_t j = 0; j < n; ++j) sum += w[j] * vh[j * stride + i];
-      o[i] = sum;
+      o[i] = 0.0f;
+      for (std::size_t j = 0; j < n; ++j) o[i] += w[j] * vh[j * stride + i];
     }
   }
 }
@@ -193,8 +171,7 @@ void attention_forward(float* out, float* att, const float* qkv, std::size_t B, 
 
 void gelu_forward(float* out, const float* inp, std::size_t n) {
   const float inv_sqrt2 = 0.70710678118654752f;
-  // erf first, on its own: with the call out of the second loop, the compiler can
-  // do that loop's arithmetic eight values at a time (the same operations, in order)
+  // erf alone first: the second loop then has no call, and runs eight values at a time
   for (std::size_t i = 0; i < n; ++i) out[i] = std::erf(inp[i] * inv_sqrt2);
   for (std::size_t i = 0; i < n; ++i) out[i] = 0.5f * inp[i] * (1.0f + out[i]);
 }

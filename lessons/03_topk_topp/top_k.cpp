@@ -9,18 +9,13 @@ namespace tang {
 
 void top_k_filter(std::span<float> logits, std::size_t k) {
   if (k == 0 || k >= logits.size()) return;
-  // One walk over the logits keeping the k largest seen so far, largest first. Most
-  // logits lose against the smallest kept and cost one comparison; a winner takes its
-  // place in order (about k ln(V / k) times in all, for logits in random order).
-  std::vector<float> largest(logits.begin(), logits.begin() + static_cast<std::ptrdiff_t>(k));
-  std::sort(largest.begin(), largest.end(), std::greater<float>());
-  for (std::size_t i = k; i < logits.size(); ++i) {
-    const float z = logits[i];
-    if (z <= largest.back()) continue;
-    largest.pop_back();
-    largest.insert(std::upper_bound(largest.begin(), largest.end(), z, std::greater<float>()), z);
-  }
-  const float kth = largest.back();  // the k-th largest: ties with it stay
+  // The k largest, largest first: the last of them is the k-th largest.
+  // partial_sort_copy looks at each logit once, against the smallest of the
+  // k kept so far, and sorts only those k.
+  std::vector<float> largest(k);
+  std::partial_sort_copy(logits.begin(), logits.end(), largest.begin(), largest.end(),
+                         std::greater<float>());
+  const float kth = largest.back();
   for (float& z : logits) {
     if (z < kth) z = -std::numeric_limits<float>::infinity();
   }

@@ -16,6 +16,7 @@
 
 #include "check_verse.hpp"
 #include "errors.hpp"
+#include "number_text.hpp"
 #include "program.hpp"
 
 namespace {
@@ -25,12 +26,6 @@ using namespace tang;
 struct FormTally {
   std::size_t poems = 0, tones = 0, rhyme = 0, both = 0, both_no_repeat = 0, repeating = 0;
 };
-
-std::string percent(std::size_t part, std::size_t whole) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f%%", whole ? 100.0 * part / whole : 0.0);
-  return text;
-}
 
 int pass_rates(const std::string& corpus, bool markdown, const VerseTables& tables) {
   std::ifstream in(corpus);

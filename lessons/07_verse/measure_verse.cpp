@@ -36,6 +36,7 @@
 #include "check_verse.hpp"
 #include "checkpoint.hpp"
 #include "errors.hpp"
+#include "number_text.hpp"
 #include "poem_measures.hpp"
 #include "program.hpp"
 
@@ -48,19 +49,6 @@ struct Row {
   LineCopies lines;
   double log_p = 0.0, seconds = 0.0;
 };
-
-std::string percent(std::size_t part, std::size_t whole) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f%%",
-                whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
-  return text;
-}
-
-std::string number(double value, const char* format) {
-  char text[32];
-  std::snprintf(text, sizeof text, format, value);
-  return text;
-}
 
 }  // namespace
 
@@ -137,9 +125,8 @@ int main(int argc, char** argv) {
           row.log_p += mean_log_p_per_character(v, vocab);
         }
         const std::string copied = percent(row.lines.copied, row.lines.long_lines);
-        const std::string log_p = number(row.log_p / static_cast<double>(row.poems), "%.2f");
-        const std::string ms =
-            number(1000.0 * row.seconds / static_cast<double>(row.poems), "%.1f");
+        const std::string log_p = fixed(row.log_p / static_cast<double>(row.poems), 2);
+        const std::string ms = fixed(1000.0 * row.seconds / static_cast<double>(row.poems), 1);
         if (markdown) {
           std::cout << "| " << form.name << " | " << s.name << " | " << percent(row.pass, row.poems)
                     << " | " << percent(row.tones, row.poems) << " | "

@@ -8,6 +8,7 @@
 #include "beam_search.hpp"
 #include "check_verse.hpp"
 #include "errors.hpp"
+#include "number_text.hpp"
 #include "sampler.hpp"
 #include "utf8.hpp"
 #include "verse_constraint.hpp"
@@ -20,12 +21,6 @@ namespace {
 const char* const kChuSai = "秦时明月汉时关，万里长征人未还。但使龙城飞将在，不教胡马度阴山。";
 const char* const kJingYeSi = "床前明月光，疑是地上霜。举头望明月，低头思故乡。";
 const char* const kDefaultHeads = "春眠不觉";  // section 5's heads, here as an acrostic 七绝
-
-std::string fixed(double value, int decimals) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
 
 // The share of the model's probability that the constraint allowed at the end
 // of each rhyming line, e.g. "2.1% 0.4% 13.0%": where masks paint it into a corner.

@@ -9,6 +9,7 @@
 #include "batch_writer.hpp"
 #include "errors.hpp"
 #include "kv_cache.hpp"
+#include "number_text.hpp"
 #include "sampler.hpp"
 #include "weight_quality.hpp"
 
@@ -20,12 +21,6 @@ const char* const kOpening =
     "白日依山尽，黄河入海流。欲穷千里目，";  // part 2: ends in a comma, the poem goes on
 constexpr std::size_t kPoems = 32;           // poems per batch size in part 1
 constexpr std::size_t kQualityPoems = 200;   // held-out poems in part 3
-
-std::string fixed(double value, int decimals) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
