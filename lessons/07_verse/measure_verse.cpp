@@ -70,16 +70,12 @@ int main(int argc, char** argv) {
   app.add_flag("--markdown", markdown, "print a Markdown table");
   return run_program(argc, argv, app, [&] {
     const VerseTables tables = VerseTables::load_shipped();
-    std::ifstream in(corpus);
-    if (!in) throw BadOption("--corpus " + corpus + ": cannot read it (data/tang_poems.txt)");
-    std::unordered_set<std::string> training_lines;
-    std::size_t index = 0;
-    for (std::string poem; std::getline(in, poem); ++index) {
-      if (index % 20 == 0) continue;  // held out, as the trainer splits
-      for (const std::string& line : lines_of_poem(poem)) training_lines.insert(line);
-    }
-    if (training_lines.empty()) throw BadOption("--corpus " + corpus + " has no poems");
-    const TrainingLines index_of_lines = TrainingLines::from_corpus(corpus);
+    if (!std::ifstream(corpus))
+      throw BadOption("--corpus " + corpus + ": cannot read it (data/tang_poems.txt)");
+    const TrainingLines index_of_lines =
+        TrainingLines::from_corpus(corpus);  // held out: as the trainer
+    if (index_of_lines.size() == 0) throw BadOption("--corpus " + corpus + " has no poems");
+    const std::unordered_set<std::string>& training_lines = index_of_lines.lines();
     const GPT model = load_checkpoint(checkpoint);
     const VerseVocabulary vocab(model.tokenizer(), tables);
     const SamplingSettings sampling{0.8f, 20, 1.0f};  // the lessons' writing settings

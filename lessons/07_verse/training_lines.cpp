@@ -13,18 +13,16 @@ TrainingLines TrainingLines::from_corpus(const std::string& corpus) {
   std::ifstream in(corpus);
   if (!in)
     throw UserError("cannot read " + corpus + ": pass the poems, one a line (data/tang_poems.txt)");
-  std::unordered_set<std::string> seen;
   TrainingLines t;
   std::size_t index = 0;
   for (std::string poem; std::getline(in, poem); ++index) {
     if (index % 20 == 0) continue;  // held out
     for (const std::string& line : lines_of_poem(poem)) {
-      if (line.empty() || !seen.insert(line).second) continue;
+      if (line.empty() || !t.lines_.insert(line).second) continue;
       const std::size_t last = line.size() - utf8_split(line).back().size();
       t.endings_[line.substr(0, last)].push_back(line.substr(last));
     }
   }
-  t.lines_ = seen.size();
   return t;
 }
 

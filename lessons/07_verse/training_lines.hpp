@@ -9,6 +9,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace tang {
@@ -22,11 +23,13 @@ class TrainingLines {
   // The last characters that finish a training line starting with `prefix`
   // (nullptr: none).
   const std::vector<std::string>* endings(const std::string& prefix) const;
-  std::size_t size() const { return lines_; }
+  // The distinct training lines themselves (for lesson 03's count_copied_lines).
+  const std::unordered_set<std::string>& lines() const { return lines_; }
+  std::size_t size() const { return lines_.size(); }
 
  private:
   std::unordered_map<std::string, std::vector<std::string>> endings_;
-  std::size_t lines_ = 0;  // distinct lines
+  std::unordered_set<std::string> lines_;  // distinct lines
 };
 
 }  // namespace tang
