@@ -148,6 +148,14 @@ class Table:
         return "\n".join(out + [line(r) for r in self.rows])
 
 
+
+def repository_path(path):
+    """A file of this repository as a path inside it (data/tang_gpt.safetensors), not as
+    the absolute path of the machine that ran the benchmarks; other paths as given."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    absolute = os.path.abspath(path)
+    return os.path.relpath(absolute, root) if absolute.startswith(root + os.sep) else path
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("folder", help="where run_benchmarks.sh put the JSON files")
@@ -426,7 +434,7 @@ def main():
         f"- compiler: {compiler_line(args.build_dir)}, Release -O3; plain rows: the lesson libraries "
         f"(-march=x86-64-v3 -ffp-contract=off), tuned rows: tang_fast (-march=native); "
         f"OpenBLAS kernels {context.get('blas_core', '?')}",
-        f"- model: {context.get('model', '?')}; weights: {context.get('checkpoint', '?')}",
+        f"- model: {context.get('model', '?')}; weights: {repository_path(context.get('checkpoint', '?'))}",
         f"- floor (one cblas_sgemv per weight matrix, {weight_mb:.1f} MB, 1 thread), per program: "
         f"{floor_cells}" if weight_mb else "- floor: not measured",
     ]
