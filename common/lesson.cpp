@@ -7,21 +7,20 @@
 #include "checkpoint.hpp"
 #include "errors.hpp"
 #include "program.hpp"
+#include "reference_check.hpp"
 #include "utf8.hpp"
 
 namespace tang {
 
 namespace {
 
-// Set by CMake for the lesson programs: which exercise files this build compiled.
-#if TANG_RUNS_SOLUTIONS
-const char* const kExerciseCode =
-    "exercise code: the reference solutions (lessons/*/solution/); build the `learner` preset to "
-    "run yours";
-#else
-const char* const kExerciseCode =
-    "exercise code: YOURS (lessons/*/exercise/, the `learner` preset)";
-#endif
+// Which exercise files this build compiled (reference_check.hpp's runs_learner_code).
+const char* exercise_code_line() {
+  return runs_learner_code()
+             ? "exercise code: YOURS (lessons/*/exercise/, the `learner` preset)"
+             : "exercise code: the reference solutions (lessons/*/solution/); build the `learner` "
+               "preset to run yours";
+}
 
 }  // namespace
 
@@ -46,7 +45,7 @@ int run_lesson(int argc, char** argv, const std::string& name, const std::string
     if (extra.check) extra.check(model, options);  // the lesson's own flags, on a model it can use
     // every flag is good: from here on the lesson prints
     std::cout << name << ": " << model.config().describe() << ", seed " << options.seed << "\n"
-              << kExerciseCode << "\n";
+              << exercise_code_line() << "\n";
     StepTrace trace(std::cout, model.tokenizer());
     LessonContext context{model, options, std::cout, options.trace ? &trace : nullptr};
     for (std::size_t i = 0; i < sections.size(); ++i) {

@@ -13,8 +13,7 @@ using Lanes = float __attribute__((vector_size(32)));
 using HalfLanes = float __attribute__((vector_size(16)));
 constexpr std::size_t kLanes = sizeof(Lanes) / sizeof(float);
 
-// dot(), dot4() and their loads read exactly n floats of each row and of x; the sanitizer
-// build skips them (lessons would run ten times slower) and checks their callers' buffers.
+// The sanitizer build skips dot() and dot4() (ten times slower lessons); it checks their callers.
 #define TANG_NOT_SANITIZED __attribute__((no_sanitize("address", "undefined")))
 
 static TANG_NOT_SANITIZED Lanes load(const float* p) {
@@ -23,16 +22,14 @@ static TANG_NOT_SANITIZED Lanes load(const float* p) {
   return v;
 }
 
-// The terms after the last full eight (n not a multiple of 8, never in the course model),
-// out of line: inside finish_dot they would push the callers' lanes out of registers.
+// The terms after the last full eight (none in the course model), kept out of line for speed.
 [[gnu::noinline]] static TANG_NOT_SANITIZED Lanes add_tail(Lanes v, const float* a, const float* b,
                                                            std::size_t i, std::size_t n) {
   for (std::size_t k = 0; i + k < n; ++k) v[k] += a[i + k] * b[i + k];
   return v;
 }
 
-// The end of one sum: the tail, then the lanes pairwise (k + k+4, then k + k+2, then 0 + 1),
-// the register's two halves added as vectors, so that it never goes through memory.
+// The end of one sum: the tail, then the lanes pairwise in the register (k + k+4, k + k+2, 0 + 1).
 static TANG_NOT_SANITIZED float finish_dot(Lanes v, const float* a, const float* b, std::size_t i,
                                            std::size_t n) {
   if (i < n) v = add_tail(v, a, b, i, n);
@@ -48,8 +45,7 @@ TANG_NOT_SANITIZED float dot(const float* a, const float* b, std::size_t n) {
 }
 
 // out[r] = row_r . x (+ bias[r]) for the four rows at rows + r * stride, each summed as dot()
-// sums it: four chains of additions to overlap. It asks for the next four rows meanwhile (a
-// prefetch, a hint that changes no number): a step mostly waits for its weights to arrive.
+// sums it; meanwhile it asks for the next four rows (a prefetch: the weights arrive sooner).
 static TANG_NOT_SANITIZED void dot4(float* out, const float* rows, std::size_t stride,
                                     const float* x, std::size_t n, const float* bias = nullptr) {
   const float *row0 = rows, *row1 = rows + stride, *row2 = rows + 2 * stride,
@@ -132,7 +128,10 @@ void attend(float* out, float* weights, const float* q, const float* keys, const
     for (j = 0; j < n; ++j) w[j] *= scale;
     const float max = *std::max_element(w, w + n);
     float sum = 0.0f;
-    for (std::size_t j = 0; j < n; ++j) sum += (w[j] = std::exp(w[j] - max));
+    for (std::size_t j = 0; j < n; ++j) {
+      w[j] = std::exp(w[j] - max);
+      sum += w[j];
+    }
     for (std::size_t j = 0; j < n; ++j) w[j] /= sum;
     // out_h = sum_j w_j v_j, adding in order j = 0, 1, ..., eight outputs at a time in a register
     float* o = out + h * HS;            // (HS)
@@ -144,8 +143,9 @@ void attend(float* out, float* weights, const float* q, const float* keys, const
       for (std::size_t k = 0; k < kLanes; ++k) o[i + k] = sum[k];
     }
     for (; i < HS; ++i) {  // the rest, if HS is not a multiple of 8
-      o[i] = 0.0f;
-      for (std::size_t j = 0; j < n; ++j) o[i] += w[j] * vh[j * stride + i];
+      float sum = 0.0f;
+      for (std::size_t j = 0; j < n; ++j) sum += w[j] * vh[j * stride + i];
+      o[i] = sum;
     }
   }
 }

@@ -1,7 +1,6 @@
 #include "sampler.hpp"
 
 #include <xtensor/xadapt.hpp>
-#include <xtensor/xmath.hpp>
 
 #include "lesson.hpp"  // label
 #include "reference_check.hpp"

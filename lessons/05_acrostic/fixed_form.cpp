@@ -26,10 +26,10 @@ std::vector<TokenId> write_under_masks(Predictor& predictor, const Tokenizer& to
     return next;
   };
   // the same step with the reference solutions' mask and draw, for the learner build
+  SamplingSettings quiet = settings;
+  quiet.trace = nullptr;  // --trace reports your steps only
   const Picker reference = [&](std::span<float> logits, std::size_t written, Rng& r) {
     reference_mask_for(written + 1).apply(logits);
-    SamplingSettings quiet = settings;
-    quiet.trace = nullptr;
     return sample_next(logits, quiet, r, kReferenceDraw);
   };
   const Picker checked = reference_mask_for

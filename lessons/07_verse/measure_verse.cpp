@@ -72,8 +72,8 @@ int main(int argc, char** argv) {
     const VerseTables tables = VerseTables::load_shipped();
     if (!std::ifstream(corpus))
       throw BadOption("--corpus " + corpus + ": cannot read it (data/tang_poems.txt)");
-    const TrainingLines index_of_lines =
-        TrainingLines::from_corpus(corpus);  // held out: as the trainer
+    // the lines of the training poems (every 20th poem held out, as the trainer splits)
+    const TrainingLines index_of_lines = TrainingLines::from_corpus(corpus);
     if (index_of_lines.size() == 0) throw BadOption("--corpus " + corpus + " has no poems");
     const std::unordered_set<std::string>& training_lines = index_of_lines.lines();
     const GPT model = load_checkpoint(checkpoint);
