@@ -116,18 +116,18 @@ TEST(ReferenceCheck, OffItIsYoursAlone) {
 TEST(MinPPicker, AskedTwiceForAStepItAnswersAlike) {
   // the check runs the reference picker again for the same step (nudged coins): the
   // penalty must see the same recent characters each time, and the text stay the same
-  const tang::MinPSettings settings{1.5f, 1.1f, 4, 0.05f, nullptr};
+  const tang::MinPSettings settings{1.5f, 3.0f, 4, 0.05f, nullptr};  // a strong penalty
   const Picker once = tang::min_p_picker(settings, tang::kReferenceMinP);
   const Picker twice = tang::min_p_picker(settings, tang::kReferenceMinP);
   Rng a(11), b(11);
   std::vector<TokenId> written_once, written_twice;
   for (std::size_t step = 0; step < 40; ++step) {
     std::vector<float> logits(8);
-    for (std::size_t i = 0; i < logits.size(); ++i) logits[i] = 0.1f * static_cast<float>(i % 5);
+    for (std::size_t i = 0; i < logits.size(); ++i) logits[i] = 1.0f + static_cast<float>(i % 5);
     std::vector<float> copy = logits, again = logits;
     written_once.push_back(once(logits, step, a));
-    Rng extra = b;
-    twice(again, step, extra);  // a retry, thrown away
+    Rng extra(1000 + step);     // a retry with another coin, as the check's nudged coins
+    twice(again, step, extra);  // its answer is thrown away
     written_twice.push_back(twice(copy, step, b));
   }
   EXPECT_EQ(written_once, written_twice);
