@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "dropout.hpp"
 #include "errors.hpp"
 #include "ops.hpp"
 
@@ -70,7 +71,8 @@ Activations::Activations(const GPTConfig& c, std::size_t max_batch_, Keep keep)
 }
 
 View<2> forward(const GPTConfig& cfg, const GPTWeights& w, std::span<const TokenId> tokens,
-                std::size_t B, std::size_t T, Activations& a, const Kernels& k, LogitsFor which) {
+                std::size_t B, std::size_t T, Activations& a, const Kernels& k, LogitsFor which,
+                Dropout* dropout) {
   const std::size_t N = B * T, C = cfg.n_embd, V = cfg.vocab_size, NH = cfg.n_head;
   if (B == 0 || T == 0 || tokens.size() != N) throw std::invalid_argument("forward: no tokens");
   if (T > cfg.block_size) throw std::invalid_argument("forward: text longer than the context");
@@ -85,6 +87,7 @@ View<2> forward(const GPTConfig& cfg, const GPTWeights& w, std::span<const Token
   }
 
   ops::encoder_forward(a.encoded.data(), tokens.data(), w.wte, w.wpe, B, T, C);
+  if (dropout) dropout->apply(a.encoded.data(), N * C, 0);
   const float* x = a.encoded.data();  // (N, C) the residual stream entering each block
   for (std::size_t l = 0; l < cfg.n_layer; ++l) {
     const LayerWeights& lw = w.layers[l];
@@ -95,6 +98,7 @@ View<2> forward(const GPTConfig& cfg, const GPTWeights& w, std::span<const Token
     k.attention(L.atty.data(), L.att.size() > 0 ? L.att.data() : nullptr, L.qkv.data(), B, T, C,
                 NH);
     k.matmul(L.residual2.data(), L.atty.data(), lw.attn_proj_w, lw.attn_proj_b, N, C, C);
+    if (dropout) dropout->apply(L.residual2.data(), N * C, 1 + 2 * l);
     ops::residual_forward(L.residual2.data(), x, L.residual2.data(), N * C);
     // MLP half: residual3 = residual2 + proj(gelu(fc(ln_2(residual2))))
     k.layernorm(L.ln2.data(), L.ln2_mean.data(), L.ln2_rstd.data(), L.residual2.data(), lw.ln2_w,
@@ -102,6 +106,7 @@ View<2> forward(const GPTConfig& cfg, const GPTWeights& w, std::span<const Token
     k.matmul(L.fch.data(), L.ln2.data(), lw.fc_w, lw.fc_b, N, C, 4 * C);
     k.gelu(L.fch_gelu.data(), L.fch.data(), N * 4 * C);
     k.matmul(L.residual3.data(), L.fch_gelu.data(), lw.fc_proj_w, lw.fc_proj_b, N, 4 * C, C);
+    if (dropout) dropout->apply(L.residual3.data(), N * C, 2 + 2 * l);
     ops::residual_forward(L.residual3.data(), L.residual2.data(), L.residual3.data(), N * C);
     x = L.residual3.data();
   }

@@ -26,6 +26,8 @@
 
 namespace tang {
 
+class Dropout;  // dropout.hpp
+
 class GPT {
  public:
   GPT(GPTConfig config, Tokenizer tokenizer, Tensor<1> parameters);
@@ -93,10 +95,11 @@ enum class LogitsFor { kLastPosition, kAllPositions };
 // tokens (B, T), B sequences of T characters at positions 0 .. T-1. Fills
 // `acts` and returns a view of the logits: (B*T, V), or (1, V) for the last
 // position only (B = 1). Throws std::invalid_argument when they do not fit
-// (all positions' logits need Activations with Keep::kEverything).
+// (all positions' logits need Activations with Keep::kEverything). The trainer
+// passes a Dropout (dropout.hpp); writing passes none.
 View<2> forward(const GPTConfig& config, const GPTWeights& weights, std::span<const TokenId> tokens,
                 std::size_t B, std::size_t T, Activations& acts, const Kernels& kernels,
-                LogitsFor which);
+                LogitsFor which, Dropout* dropout = nullptr);
 
 // The lessons' call: one window, plain kernels.
 View<2> forward(const GPT& model, std::span<const TokenId> tokens, Activations& acts,

@@ -14,6 +14,7 @@
 #include <omp.h>
 
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -308,6 +309,29 @@ TEST(ModelGradient, WholeTinyModelMatchesFiniteDifferences) {
     return static_cast<double>(model.forward(inputs, targets, 2, 6));
   };
   expect_matches_finite_differences("whole model", params, analytic, loss);
+}
+
+// The same with dropout: its masks are fixed by the seed, so the loss is again
+// a smooth function of the parameters, and backward must go through the masks.
+TEST(ModelGradient, WithDropoutMatchesFiniteDifferences) {
+  const tang::GPTConfig config{7, 6, 2, 2, 8};
+  tang::TrainableGPT model(config, 2, 0.25f);
+  tang::Rng rng(9);
+  for (float& p : model.params) p = 0.3f * rng.normal();
+  const std::vector<tang::TokenId> inputs{1, 2, 3, 4, 5, 6, 0, 6, 5, 4, 3, 2};
+  const std::vector<tang::TokenId> targets{2, 3, 4, 5, 6, 0, 6, 5, 4, 3, 2, 1};
+  const std::uint64_t masks = 42;
+  model.zero_grad();
+  const float dropped = model.training_forward(inputs, targets, 2, 6, masks);
+  model.backward();
+  ASSERT_NE(dropped, model.forward(inputs, targets, 2, 6)) << "dropout changed nothing";
+  Floats analytic(model.grads.begin(), model.grads.end());
+  Floats params(model.params.begin(), model.params.end());
+  auto loss = [&] {
+    std::copy(params.begin(), params.end(), model.params.begin());
+    return static_cast<double>(model.training_forward(inputs, targets, 2, 6, masks));
+  };
+  expect_matches_finite_differences("whole model with dropout", params, analytic, loss);
 }
 
 }  // namespace

@@ -2,12 +2,14 @@
 // bad input is refused, and the training forward agrees with the reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 #include <string>
 
 #include "adamw.hpp"
@@ -91,6 +93,43 @@ TEST(Trainer, AFewStepsOnOneBatchLowerTheLoss) {
   }
   EXPECT_LT(last, 0.5f * first)
       << "30 AdamW steps on one fixed batch should at least halve the loss";
+}
+
+TEST(Dropout, DropsAboutItsShareAndKeepsTheMean) {
+  const std::size_t n = 100000;
+  tang::Dropout dropout(0.25f, 1, n);
+  dropout.reseed(7);
+  std::vector<float> x(n, 1.0f);
+  dropout.apply(x.data(), n, 2);
+  const auto zeros = static_cast<double>(std::count(x.begin(), x.end(), 0.0f));
+  EXPECT_NEAR(zeros / n, 0.25, 0.01);
+  EXPECT_NEAR(std::accumulate(x.begin(), x.end(), 0.0) / n, 1.0, 0.02);
+  for (float v : x) ASSERT_TRUE(v == 0.0f || v == 1.0f / 0.75f) << v;
+  std::vector<float> again(n, 1.0f);
+  dropout.apply(again.data(), n, 2);
+  EXPECT_EQ(x, again) << "the same seed and site must give the same mask";
+  std::vector<float> other_site(n, 1.0f);
+  dropout.apply(other_site.data(), n, 1);
+  EXPECT_NE(x, other_site) << "each site needs its own mask";
+  std::vector<float> dx(n, 2.0f);
+  dropout.backward(dx.data(), n, 2);
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(dx[i], 2.0f * again[i]) << i;
+}
+
+TEST(Dropout, OnlyTheTrainingPassDrops) {
+  const tang::GPTConfig config{11, 16, 2, 2, 16};
+  tang::TrainableGPT plain(config, 1), dropping(config, 1, 0.2f);
+  tang::Rng rng(3);
+  plain.init_random(rng);
+  std::copy(plain.params.begin(), plain.params.end(), dropping.params.begin());
+  const std::vector<tang::TokenId> inputs{0, 1, 2, 9, 3, 4, 10, 0, 5, 6, 7, 9, 8, 1, 10, 0};
+  const std::vector<tang::TokenId> targets{1, 2, 9, 3, 4, 10, 0, 5, 6, 7, 9, 8, 1, 10, 0, 2};
+  const float evaluated = plain.forward(inputs, targets, 1, 16);
+  EXPECT_EQ(dropping.forward(inputs, targets, 1, 16), evaluated)
+      << "the held-out loss must see the whole model";
+  EXPECT_EQ(plain.training_forward(inputs, targets, 1, 16, 5), evaluated)
+      << "without a dropout rate a training pass is the plain pass";
+  EXPECT_NE(dropping.training_forward(inputs, targets, 1, 16, 5), evaluated);
 }
 
 TEST(Trainer, TrainingForwardMatchesTheNumpyReferenceLoss) {

@@ -56,7 +56,7 @@ struct Options {
   long steps = 5900, warmup = 100, eval_every = 500, save_every = 100, print_every = 10;
   long stop_at = -1;
   std::size_t batch = 32, block = 128, layers = 4, heads = 4, dims = 128;
-  float lr = 3e-3f, min_lr = 3e-4f, weight_decay = 0.1f, clip = 1.0f;
+  float lr = 3e-3f, min_lr = 3e-4f, weight_decay = 0.1f, clip = 1.0f, dropout = 0.1f;
   std::uint64_t seed = 1337;
   int threads = 0;
 };
@@ -70,10 +70,11 @@ std::string format_duration(double seconds) {
 
 // The settings a resumed run must share with the run that saved the state.
 std::map<std::string, std::string> settings_of(const Options& o) {
-  return {{"steps", std::to_string(o.steps)},   {"warmup", std::to_string(o.warmup)},
-          {"batch", std::to_string(o.batch)},   {"lr", std::to_string(o.lr)},
-          {"min_lr", std::to_string(o.min_lr)}, {"weight_decay", std::to_string(o.weight_decay)},
-          {"clip", std::to_string(o.clip)},     {"seed", std::to_string(o.seed)}};
+  return {{"steps", std::to_string(o.steps)},    {"warmup", std::to_string(o.warmup)},
+          {"batch", std::to_string(o.batch)},    {"lr", std::to_string(o.lr)},
+          {"min_lr", std::to_string(o.min_lr)},  {"weight_decay", std::to_string(o.weight_decay)},
+          {"clip", std::to_string(o.clip)},      {"seed", std::to_string(o.seed)},
+          {"dropout", std::to_string(o.dropout)}};
 }
 
 int evaluate_checkpoint(const Options& o) {
@@ -114,7 +115,7 @@ int train(const Options& o) {
   std::printf("writing      %s (model), %s (state), %s (log)\n", o.out.c_str(), o.state.c_str(),
               o.log.c_str());
 
-  tang::TrainableGPT model(config, o.batch);
+  tang::TrainableGPT model(config, o.batch, o.dropout);
   tang::AdamW optimizer(config, {0.9f, 0.95f, 1e-8f, o.weight_decay});
   tang::Rng rng(o.seed);
   tang::TrainProgress progress;
@@ -131,9 +132,11 @@ int train(const Options& o) {
   std::printf("model        %s, %zu parameters\n", config.describe().c_str(), model.params.size());
   std::printf("corpus       %zu training poems (%zu characters), %zu held out (%zu)\n",
               data.train_poems, data.train.size(), data.heldout_poems, data.heldout.size());
-  std::printf("training     %ld steps of %zu x %zu tokens, lr %.1e -> %.1e, %d threads, BLAS %s\n",
-              o.steps, o.batch, o.block, o.lr, o.min_lr, omp_get_max_threads(),
-              tang::blas_core_name());
+  std::printf(
+      "training     %ld steps of %zu x %zu tokens, lr %.1e -> %.1e, dropout %.2f, %d threads, "
+      "BLAS %s\n",
+      o.steps, o.batch, o.block, o.lr, o.min_lr, o.dropout, omp_get_max_threads(),
+      tang::blas_core_name());
 
   tang::TrainingLog log(o.log, progress.step);  // cut back to the saved step
 
@@ -164,7 +167,10 @@ int train(const Options& o) {
     const auto step_start = clock::now();
     tang::sample_batch(data.train, o.batch, o.block, rng, inputs, targets);
     model.zero_grad();
-    const float loss = model.forward(inputs, targets, o.batch, o.block);
+    // the masks of this step's dropout come from the batch sampler's stream, so
+    // a resumed run draws the same ones
+    const std::uint64_t dropout_seed = o.dropout > 0.0f ? rng.next_u64() : 0;
+    const float loss = model.training_forward(inputs, targets, o.batch, o.block, dropout_seed);
     model.backward();
     const float norm = tang::clip_grad_norm(model.grads, o.clip);
     tang::require_finite_step(loss, norm, progress.step + 1);
@@ -263,6 +269,10 @@ int main(int argc, char** argv) {
   app.add_option("--weight-decay", o.weight_decay, "AdamW weight decay (matrices only)")
       ->capture_default_str()
       ->check(CLI::Range(0.0f, 1.0f));
+  app.add_option("--dropout", o.dropout,
+                 "share of the residual stream's inputs dropped in training")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0f, 0.9f));
   app.add_option("--clip", o.clip, "gradient clipping norm")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

@@ -16,7 +16,7 @@ Tensor<1> vector(std::size_t n) {
 }
 }  // namespace
 
-TrainableGPT::TrainableGPT(const GPTConfig& config, std::size_t max_batch)
+TrainableGPT::TrainableGPT(const GPTConfig& config, std::size_t max_batch, float dropout)
     : params(vector(parameter_count(config))),
       grads(vector(parameter_count(config))),
       config_(config),
@@ -28,6 +28,10 @@ TrainableGPT::TrainableGPT(const GPTConfig& config, std::size_t max_batch)
   dresidual_ = matrix(N, C);
   dln_ = matrix(N, C);
   datty_ = matrix(N, C);
+  if (dropout > 0.0f) {
+    dropout_ = std::make_unique<Dropout>(dropout, config.n_layer, N * C);
+    dbranch_ = matrix(N, C);
+  }
   dqkv_ = matrix(N, 3 * C);
   dfch_ = matrix(N, 4 * C);
   dfch_gelu_ = matrix(N, 4 * C);
@@ -36,17 +40,30 @@ TrainableGPT::TrainableGPT(const GPTConfig& config, std::size_t max_batch)
 
 float TrainableGPT::forward(std::span<const TokenId> inputs, std::span<const TokenId> targets,
                             std::size_t B, std::size_t T) {
+  return run_forward(inputs, targets, B, T, nullptr);
+}
+
+float TrainableGPT::training_forward(std::span<const TokenId> inputs,
+                                     std::span<const TokenId> targets, std::size_t B, std::size_t T,
+                                     std::uint64_t dropout_seed) {
+  if (dropout_) dropout_->reseed(dropout_seed);
+  return run_forward(inputs, targets, B, T, dropout_.get());
+}
+
+float TrainableGPT::run_forward(std::span<const TokenId> inputs, std::span<const TokenId> targets,
+                                std::size_t B, std::size_t T, Dropout* dropout) {
   if (B == 0 || B > acts_.max_batch || T == 0 || T > config_.block_size || inputs.size() != B * T ||
       targets.size() != B * T) {
     throw std::invalid_argument("TrainableGPT::forward: batch does not fit the buffers");
   }
   B_ = B, T_ = T;
+  dropped_ = dropout != nullptr;
   inputs_.assign(inputs.begin(), inputs.end());
   targets_.assign(targets.begin(), targets.end());
   // the model's forward pass, with the tuned kernels, then the loss; the
   // softmax overwrites the logits (backward turns them into their gradient)
   auto logits = tang::forward(config_, w_, inputs_, B, T, acts_, fast::kernels(),
-                              LogitsFor::kAllPositions);  // (B*T, V)
+                              LogitsFor::kAllPositions, dropout);  // (B*T, V)
   return fast::crossentropy_forward(losses_.data(), logits.data(), logits.data(), targets_.data(),
                                     B * T, config_.vocab_size);
 }
@@ -56,6 +73,14 @@ void TrainableGPT::backward() {
   const std::size_t NH = config_.n_head;
   if (N == 0) throw std::logic_error("TrainableGPT::backward before forward");
   auto zero = [](Tensor<2>& t, std::size_t n) { std::fill(t.data(), t.data() + n, 0.0f); };
+  // The gradient at a branch's output: the stream's gradient, through the
+  // branch's dropout mask when the forward pass dropped.
+  auto branch_gradient = [&](std::size_t site) -> const float* {
+    if (!dropped_) return dresidual_.data();
+    std::copy(dresidual_.data(), dresidual_.data() + N * C, dbranch_.data());
+    dropout_->backward(dbranch_.data(), N * C, site);
+    return dbranch_.data();
+  };
 
   // loss -> logits (in place over the probabilities) -> final LayerNorm
   fast::crossentropy_backward(acts_.logits.data(), acts_.logits.data(), targets_.data(), N, V);
@@ -79,7 +104,7 @@ void TrainableGPT::backward() {
 
     // MLP half: residual3 = residual2 + proj(gelu(fc(ln_2(residual2))))
     zero(dfch_gelu_, N * 4 * C);
-    fast::matmul_backward(dfch_gelu_.data(), lg.fc_proj_w, lg.fc_proj_b, dresidual_.data(),
+    fast::matmul_backward(dfch_gelu_.data(), lg.fc_proj_w, lg.fc_proj_b, branch_gradient(2 + 2 * l),
                           a.fch_gelu.data(), lw.fc_proj_w, N, 4 * C, C);
     zero(dfch_, N * 4 * C);
     fast::gelu_backward(dfch_.data(), a.fch.data(), dfch_gelu_.data(), N * 4 * C);
@@ -91,7 +116,7 @@ void TrainableGPT::backward() {
 
     // attention half: residual2 = residual + proj(attention(ln_1(residual)))
     zero(datty_, N * C);
-    fast::matmul_backward(datty_.data(), lg.attn_proj_w, lg.attn_proj_b, dresidual_.data(),
+    fast::matmul_backward(datty_.data(), lg.attn_proj_w, lg.attn_proj_b, branch_gradient(1 + 2 * l),
                           a.atty.data(), lw.attn_proj_w, N, C, C);
     zero(dqkv_, N * 3 * C);
     fast::attention_backward(dqkv_.data(), datty_.data(), a.qkv.data(), a.att.data(), B, T, C, NH);
@@ -101,6 +126,7 @@ void TrainableGPT::backward() {
     ops::layernorm_backward(dresidual_.data(), lg.ln1_w, lg.ln1_b, dln_.data(), residual, lw.ln1_w,
                             a.ln1_mean.data(), a.ln1_rstd.data(), N, C);
   }
+  if (dropped_) dropout_->backward(dresidual_.data(), N * C, 0);  // the embeddings' mask
   ops::encoder_backward(g_.wte, g_.wpe, dresidual_.data(), inputs_.data(), B, T, C);
 }
 
