@@ -53,7 +53,7 @@ struct Options {
   std::string eval_path;
   std::string seed_text = "1337";
   bool eval = false, resume = false, overwrite_shipped = false;
-  long steps = 5900, warmup = 100, eval_every = 500, save_every = 100, print_every = 10;
+  long steps = 14000, warmup = 100, eval_every = 500, save_every = 100, print_every = 10;
   long stop_at = -1;
   std::size_t batch = 32, block = 128, layers = 4, heads = 4, dims = 128;
   float lr = 3e-3f, min_lr = 3e-4f, weight_decay = 0.1f, clip = 1.0f, dropout = 0.1f;

@@ -6,6 +6,7 @@
 #include <ostream>
 #include <set>
 
+#include "beam_step_check.hpp"
 #include "exercise/beam_step.hpp"  // exercise 07b
 #include "kv_cache.hpp"            // lesson 06
 #include "sampler.hpp"             // lesson 03
@@ -49,6 +50,7 @@ WrittenVerse write_verse(const GPT& model, const VerseConstraint& constraint,
   std::vector<Beam> beams;
   beams.push_back(Beam{KVCache(model.config()), tokenizer.encode("\n"), {}});
   Activations acts(model.config());  // shared: the beams run one after the other
+  BeamStepCheck check(tokenizer);    // the learner build: yours against the reference
 
   for (std::size_t step = 0; step < constraint.length(); ++step) {
     const std::size_t B = beams.size();
@@ -82,14 +84,15 @@ WrittenVerse write_verse(const GPT& model, const VerseConstraint& constraint,
       candidates.push_back(LogitMask(logits.size()).allow_only(drawn));
     }
 
-    const std::vector<mine::BeamChoice> choices =
+    const std::vector<BeamChoice> choices =
         mine::beam_step(scores, log_probs, candidates, settings.width);
+    check.compare(step, scores, log_probs, candidates, settings.width, choices);
 
     // The kept beams: a beam extended once moves on, one extended twice is copied.
     std::vector<std::size_t> children(B, 0);
-    for (const mine::BeamChoice& c : choices) ++children.at(c.beam);
+    for (const BeamChoice& c : choices) ++children.at(c.beam);
     std::vector<Beam> next;
-    for (const mine::BeamChoice& c : choices) {
+    for (const BeamChoice& c : choices) {
       Beam& parent = beams[c.beam];
       Beam child = --children[c.beam] == 0 ? std::move(parent) : parent;
       const auto t = static_cast<std::size_t>(c.token);

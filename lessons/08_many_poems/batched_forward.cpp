@@ -53,8 +53,10 @@ View<2> forward_batch(const GPT& model, const StoredWeights& sw, std::span<const
       k_rows[b] = &caches[b]->k(l, 0, 0);
       v_rows[b] = &caches[b]->v(l, 0, 0);
     }
+    s.check.run_reference(L.qkv.data(), k_rows.data(), v_rows.data(), lengths.data(), B, C, NH);
     mine::batched_attention(L.atty.data(), L.qkv.data(), k_rows.data(), v_rows.data(),
                             lengths.data(), B, C, NH);  // per poem: its own cache and length
+    s.check.compare(L.atty.data(), k_rows.data(), v_rows.data(), l);  // learner build only
     sl.attn_proj.matmul(L.residual2.data(), L.atty.data(), lw.attn_proj_b, B);
     ops::residual_forward(L.residual2.data(), x, L.residual2.data(), B * C);
     ops::layernorm_forward(L.ln2.data(), L.ln2_mean.data(), L.ln2_rstd.data(), L.residual2.data(),

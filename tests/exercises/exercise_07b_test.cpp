@@ -23,7 +23,7 @@ namespace {
 using tang::LogitMask;
 using tang::TokenId;
 using tang::mine::beam_step;
-using tang::mine::BeamChoice;
+using tang::BeamChoice;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 

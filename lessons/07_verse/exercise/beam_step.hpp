@@ -17,7 +17,7 @@
 #include "logit_mask.hpp"
 #include "tokenizer.hpp"
 
-namespace tang::mine {
+namespace tang {
 
 // One way to extend the beams: beam `beam` followed by `token`.
 struct BeamChoice {
@@ -26,8 +26,21 @@ struct BeamChoice {
   double score = 0.0;    // the beam's score + log_probs[beam][token]
 };
 
+}  // namespace tang
+
+namespace tang::mine {
+
 std::vector<BeamChoice> beam_step(std::span<const double> scores,
                                   std::span<const std::vector<float>> log_probs,
                                   std::span<const LogitMask> allowed, std::size_t width);
 
 }  // namespace tang::mine
+
+// The same function as the reference solution has it (solution/, compiled a second
+// time as tang::reference): in the learner build lesson 07 runs both at every step
+// and names the first step where yours kept other beams (beam_step_check.hpp).
+namespace tang::reference {
+std::vector<BeamChoice> beam_step(std::span<const double> scores,
+                                  std::span<const std::vector<float>> log_probs,
+                                  std::span<const LogitMask> allowed, std::size_t width);
+}  // namespace tang::reference
