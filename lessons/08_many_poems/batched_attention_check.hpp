@@ -6,7 +6,8 @@
 // layer. Before your call, this check runs the reference solution
 // (tang::reference::batched_attention) on copies of the same caches; after it,
 // it compares the two outputs and the key and value rows written. At the first
-// difference it prints one note on stderr: the poem, its position, the layer,
+// difference of the run (lesson 08 writes its poems many times over, in batches
+// of every size) it prints one note on stderr: the poem, its position, the layer,
 // the largest difference, and whether that is only rounding (below 1e-4: sums
 // in another order) or a real difference, with the tests to run. The poems go
 // on with your numbers. In the default build both calls do nothing.
@@ -32,9 +33,13 @@ class BatchedAttentionCheck {
   void compare(const float* out, float* const* k_caches, float* const* v_caches, std::size_t layer);
 
  private:
+  bool& reported() { return to_terminal_ ? terminal_reported_ : reported_; }
+
   std::ostream& report_;
   bool enabled_;
-  bool reported_ = false;  // one note: the first difference
+  bool to_terminal_;                      // reporting to std::cerr
+  bool reported_ = false;                 // one note: the first difference
+  static inline bool terminal_reported_;  // ... and one on the terminal, for the whole run
   std::size_t B_ = 0, C_ = 0;
   std::vector<std::size_t> lengths_;       // (B)
   std::vector<std::vector<float>> k_, v_;  // (B) copies of each cache, rows 0 .. length
