@@ -87,6 +87,8 @@ def fill_excerpt(match):
 
 def fill_diff(match):
     plain = definition("common/gpt.cpp", "View<2> forward(const GPTConfig& cfg")
+    # the trainer's dropout lines (`if (dropout) ...`) never run when writing: left out
+    plain = [line for line in plain if not line.lstrip().startswith("if (dropout)")]
     cached = definition("lessons/06_kvcache/kv_cache.cpp", "View<2> forward_with_cache(const GPTConfig& cfg")
     diff = difflib.unified_diff(plain, cached, "common/gpt.cpp", "lessons/06_kvcache/kv_cache.cpp",
                                 n=100, lineterm="")
