@@ -1,6 +1,6 @@
 // bench_02_temperature: what lesson 02 adds, drawing one character at a temperature.
 //
-//   lesson02/sample_with_temperature/plain   exercise 02's mine::sample_with_temperature:
+//   lesson02/sample_with_temperature/plain   exercise 02's sample_with_temperature:
 //                                      logits / T -> softmax -> one coin (T = 1.0), on the
 //                                      V logits the model gives after a prompt
 //   lesson02/sample_with_temperature/tuned   the same draw by fast::sample_next (T = 1, no
@@ -31,7 +31,7 @@ void BM_sample_with_temperature(benchmark::State& state, bench::Path path) {
   for (auto _ : state) {
     std::copy(logits.begin(), logits.end(), work.begin());
     if (path == bench::Path::kPlain) {
-      benchmark::DoNotOptimize(mine::sample_with_temperature(work, 1.0f, rng.uniform()));
+      benchmark::DoNotOptimize(sample_with_temperature(work, 1.0f, rng.uniform()));
     } else {
       benchmark::DoNotOptimize(fast::sample_next(work, settings, rng, scratch));
     }
@@ -46,7 +46,7 @@ void BM_argmax(benchmark::State& state) {
   bench::StepClock clock(state);
   for (auto _ : state) {
     std::copy(logits.begin(), logits.end(), work.begin());
-    benchmark::DoNotOptimize(mine::sample_with_temperature(work, 0.0f, rng.uniform()));
+    benchmark::DoNotOptimize(sample_with_temperature(work, 0.0f, rng.uniform()));
   }
   clock.finish(state, 1, "samples_per_s");
 }
@@ -54,7 +54,7 @@ void BM_argmax(benchmark::State& state) {
 void BM_write_chars(benchmark::State& state, bench::Path path) {
   // the lesson's picker (temperature_section.cpp), or the tuned draw at T = 1
   const Picker plain = [](std::span<float> logits, std::size_t, Rng& rng) {
-    return mine::sample_with_temperature(logits, 1.0f, rng.uniform());
+    return sample_with_temperature(logits, 1.0f, rng.uniform());
   };
   const Picker pick = path == bench::Path::kPlain
                           ? plain

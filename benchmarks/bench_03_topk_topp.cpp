@@ -64,7 +64,7 @@ void BM_top_p(benchmark::State& state, bench::Path path) {
   for (auto _ : state) {
     std::copy(probabilities.begin(), probabilities.end(), work.begin());
     if (path == bench::Path::kPlain) {
-      mine::top_p_filter(work, kTopP);
+      top_p_filter(work, kTopP);
     } else {
       fast::top_p_filter(work, kTopP, keys);
     }

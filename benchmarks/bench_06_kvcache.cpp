@@ -122,7 +122,7 @@ void BM_step_attend(benchmark::State& state) {
   bench::StepClock clock(state);
   for (auto _ : state) {
     for (std::size_t l = 0; l < c.n_layer; ++l) {  // what each layer of a step runs
-      mine::attention_with_cache(out.data(), qkv.data(), keys.data(), values.data(), position, 1,
+      attention_with_cache(out.data(), qkv.data(), keys.data(), values.data(), position, 1,
                                  c.n_embd, c.n_head);
     }
     benchmark::DoNotOptimize(out.data());

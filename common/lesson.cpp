@@ -6,23 +6,11 @@
 
 #include "checkpoint.hpp"
 #include "errors.hpp"
+#include "exercise_code.hpp"
 #include "program.hpp"
-#include "reference_check.hpp"
 #include "utf8.hpp"
 
 namespace tang {
-
-namespace {
-
-// Which exercise files this build compiled (reference_check.hpp's runs_learner_code).
-const char* exercise_code_line() {
-  return runs_learner_code()
-             ? "exercise code: YOURS (lessons/*/exercise/, the `learner` preset)"
-             : "exercise code: the reference solutions (lessons/*/solution/); build the `learner` "
-               "preset to run yours";
-}
-
-}  // namespace
 
 int run_lesson(int argc, char** argv, const std::string& name, const std::string& description,
                const std::vector<Section>& sections, const ExtraFlags& extra) {
@@ -36,7 +24,9 @@ int run_lesson(int argc, char** argv, const std::string& name, const std::string
   if (extra.declare) extra.declare(app);
   return run_program(argc, argv, app, [&] {
     const LessonOptions options = check_lesson_options(flags);
+    choose_exercise_code(options.yours);  // --yours: the learner's code, checked
     const GPT model = load_checkpoint(options.checkpoint);
+    name_characters_with(&model.tokenizer());
     check_options_against_model(options, model);
     for (std::size_t i = 0; i < sections.size(); ++i) {
       check_vocabulary_has(model, options.checkpoint, sections[i].needs(options),

@@ -20,4 +20,9 @@ inline std::string percent(std::size_t part, std::size_t whole) {
          "%";
 }
 
+// n and the thing counted, plural when n is not 1: "1 beam", "4 beams".
+inline std::string counted(std::size_t n, const std::string& thing) {
+  return std::to_string(n) + " " + thing + (n == 1 ? "" : "s");
+}
+
 }  // namespace tang

@@ -39,6 +39,15 @@ void add_lesson_flags(CLI::App& app, LessonFlags& f) {
   app.add_option("--length", o.length, "longest poem, in characters, in [1, 10000]")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{10000}));
+  add_yours_flag(app, o.yours);
+}
+
+void add_yours_flag(CLI::App& app, std::string& yours) {
+  app.add_option("--yours", yours,
+                 "run YOUR exercise code (lessons/*/exercise/) instead of the reference solutions, "
+                 "checked against them: every exercise, or some, e.g. --yours 03,06a")
+      ->expected(0, 1)
+      ->default_str("all");
 }
 
 LessonOptions check_lesson_options(LessonFlags& f) {

@@ -34,6 +34,7 @@ struct LessonOptions {
   std::vector<std::string> heads;    // replace the acrostic heads of section 5
   std::size_t length = 64;           // cap on characters per poem
   bool trace = false;                // print every sampling step (trace.hpp)
+  std::string yours;                 // --yours: whose exercise code runs (exercise_code.hpp)
 };
 
 // Declares the flags on `app`; call check_lesson_options() after app.parse().
@@ -44,6 +45,9 @@ struct LessonFlags {
   CLI::Option* temperature_flag = nullptr;
 };
 void add_lesson_flags(CLI::App& app, LessonFlags& flags);
+
+// --yours [ids] alone, for programs that take no other lesson flag (check_verse).
+void add_yours_flag(CLI::App& app, std::string& yours);
 
 // Checks the values CLI11 cannot (NaN, the seed's digits, empty texts) and
 // returns the options. Throws BadOption.

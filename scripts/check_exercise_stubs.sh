@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # check_exercise_stubs.sh: proves that no exercise test can pass vacuously.
 #
-# Builds the exercise tests under the `learner` preset (build/learner, where
-# they link the learner's stubs lessons/*/exercise/*.cpp instead of the
-# reference solutions), runs each exercise's label on its own and requires
-# EVERY test of every exercise to FAIL against the untouched stubs. (The same
-# tests pass against the solutions: `ctest --preset release -L exercise_`.)
+# In the one release build (build/release) every exercise test runs twice: against
+# the reference solution (label exercise_NN, in the README's test command) and
+# against the learner's file lessons/*/exercise/*.cpp (label yours_NN). This
+# script builds the exercise tests, runs each yours_NN label on its own and
+# requires EVERY test of every exercise to FAIL against the untouched stubs (the
+# same tests pass against the solutions: `ctest --preset release -L exercise_`).
 # Prints a table; exits 1 when a label has no tests or a test passes.
 #
 #   scripts/check_exercise_stubs.sh           all exercises
@@ -16,9 +17,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-labels=(exercise_02 exercise_03 exercise_03b exercise_05 exercise_06a exercise_06b exercise_06c
-        exercise_07a exercise_07b exercise_08a exercise_08b)
-build=build/learner
+labels=(yours_02 yours_03 yours_03b yours_05 yours_06a yours_06b yours_06c
+        yours_07a yours_07b yours_08a yours_08b)
+build=build/release
 jobs="${JOBS:-$(nproc)}"
 
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
@@ -27,10 +28,10 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
        "this check is meant for the untouched stubs" >&2
 fi
 
-echo "== configuring $build (preset learner: TANG_EXERCISES_USE_SOLUTIONS=OFF)"
-cmake --preset learner >/dev/null
-echo "== building the exercise tests against the stubs"
-cmake --build --preset learner --target exercise_tests -j "$jobs"
+echo "== configuring $build (preset release)"
+cmake --preset release >/dev/null
+echo "== building the exercise tests (each holds the stub and the solution)"
+cmake --build --preset release --target exercise_tests -j "$jobs"
 
 status=0
 logs="$build/exercise_stub_check"

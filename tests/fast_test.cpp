@@ -304,7 +304,7 @@ TEST(FastTopK, SameLogitsAsTheLessonsTopK) {
 using TopP = void (*)(std::span<float>, float, std::vector<tang::fast::NucleusKey>&);
 
 void exercise_top_p(std::span<float> p, float top_p, std::vector<tang::fast::NucleusKey>&) {
-  tang::mine::top_p_filter(p, top_p);
+  tang::top_p_filter(p, top_p);
 }
 
 struct TopPVariant {
@@ -384,7 +384,7 @@ INSTANTIATE_TEST_SUITE_P(BothVersions, TopPTest,
 void expect_same_top_p(const Floats& probabilities, float p,
                        std::vector<tang::fast::NucleusKey>& keys, const std::string& what) {
   Floats plain = probabilities, tuned = probabilities;
-  tang::mine::top_p_filter(plain, p);
+  tang::top_p_filter(plain, p);
   tang::fast::top_p_filter(tuned, p, keys);
   const std::string difference = bit_difference(tuned, plain);
   std::ostringstream shown_p;

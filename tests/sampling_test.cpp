@@ -249,8 +249,8 @@ TEST(SampleNext, IsTemperatureThenTopKThenSoftmaxThenTopPThenOneCoin) {
       for (float& z : expected) z /= s.temperature;
       tang::top_k_filter(expected, s.top_k);
       tang::softmax_in_place(expected);
-      tang::mine::top_p_filter(expected, s.top_p);
-      EXPECT_EQ(id, tang::mine::sample_from(expected, copy.uniform())) << "seed " << seed;
+      tang::top_p_filter(expected, s.top_p);
+      EXPECT_EQ(id, tang::sample_from(expected, copy.uniform())) << "seed " << seed;
       EXPECT_EQ(rng.state(), copy.state()) << "one coin per character";
       EXPECT_NE(id, 5) << "a -inf logit was drawn";
     }

@@ -33,7 +33,7 @@ namespace {
 
 using tang::StoredMatrix;
 using tang::WeightFormat;
-using tang::mine::kQuantBlock;
+using tang::kQuantBlock;
 
 // float's unit roundoff: one rounding errs by at most this much, relatively
 constexpr double kUnit = 0x1p-24;
@@ -86,7 +86,7 @@ bool exercise_08a_done() {
   std::vector<float> x(kQuantBlock, 1.0f), scale(1);
   std::vector<std::int8_t> q(kQuantBlock);
   try {
-    tang::mine::quantize_row(x.data(), kQuantBlock, q.data(), scale.data());
+    tang::quantize_row(x.data(), kQuantBlock, q.data(), scale.data());
     return true;
   } catch (const tang::NotImplemented&) {
     return false;
@@ -293,7 +293,7 @@ TEST(Int8Weights, QuantizeEachInputRowAsExercise08aDoes) {
   std::vector<std::int8_t> q(C);
   std::vector<float> scales(C / kQuantBlock);
   for (std::size_t n = 0; n < N; ++n) {
-    tang::mine::quantize_row(x.data() + n * C, C, q.data(), scales.data());
+    tang::quantize_row(x.data() + n * C, C, q.data(), scales.data());
     for (std::size_t r = 0; r < C; ++r) {
       const float expected = static_cast<float>(127 * q[r]) * scales[r / kQuantBlock];
       ASSERT_EQ(y[n * C + r], expected)

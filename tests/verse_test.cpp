@@ -147,7 +147,7 @@ TEST(VerseConstraint, TheFixedFormIsExercise05sMask) {
   std::vector<TokenId> written;
   for (std::size_t position = 1; position <= 33; ++position) {
     const LogitMask ours = form.allowed_next(written);
-    const LogitMask theirs = mine::qiyan_jueju_mask(model.tokenizer(), position);
+    const LogitMask theirs = qiyan_jueju_mask(model.tokenizer(), position);
     for (std::size_t id = 0; id < model.tokenizer().size(); ++id) {
       ASSERT_EQ(ours.allows(static_cast<TokenId>(id)), theirs.allows(static_cast<TokenId>(id)))
           << "position " << position << " id " << id;
@@ -217,7 +217,7 @@ TEST(BeamSearch, WidthOneWithTheFormOnlyWritesLesson05sPoem) {
     Rng ours(seed), theirs(seed);
     const WrittenVerse v = write_verse(model, form, BeamSettings{1, sampling}, ours);
     Recompute predictor(model);
-    const MaskForPosition mask = [&](std::size_t p) { return mine::qiyan_jueju_mask(tok, p); };
+    const MaskForPosition mask = [&](std::size_t p) { return qiyan_jueju_mask(tok, p); };
     const std::vector<TokenId> lesson05 =
         write_under_masks(predictor, tok, mask, sampling, theirs, 40);
     EXPECT_EQ(tok.decode(v.tokens), tok.decode(lesson05)) << "seed " << seed;

@@ -10,7 +10,7 @@
 //   build/release/lessons/03_topk_topp/measure_settings --markdown   a Markdown table
 //
 // The settings and the code that draws them:
-//   T 0.3, T 1.0, T 1.5    lesson 02's draw, mine::sample_with_temperature
+//   T 0.3, T 1.0, T 1.5    lesson 02's draw, sample_with_temperature
 //   T 1.5 + top-k 20       lesson 03's sample_next (sampling_picker)
 //   T 1.5 + top-p 0.9      the same, with top-p instead of top-k
 // Every poem starts after "\n", has at most 64 characters (the lessons'
@@ -149,7 +149,7 @@ std::vector<Setting> settings() {
     // lesson 02's draw (temperature_section.cpp): one coin, exercise 02's function
     const Picker draw = [t](std::span<float> logits, std::size_t, Rng& rng) {
       const float coin = rng.uniform();
-      return mine::sample_with_temperature(logits, t, coin);
+      return sample_with_temperature(logits, t, coin);
     };
     char name[32];
     std::snprintf(name, sizeof name, "T %.1f", static_cast<double>(t));

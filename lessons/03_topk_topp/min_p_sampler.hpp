@@ -12,9 +12,9 @@
 // temperature has flattened it (llama.cpp's own default chain divides by the
 // temperature last, after min-p: there the cut is measured at T = 1).
 //
-// The penalty and min-p are exercise 03b, the draw exercise 02, so the block
-// runs whichever code this build compiled (the reference solutions, or yours
-// under the `learner` preset).
+// The penalty and min-p are exercise 03b, the draw exercise 02: the step calls
+// their switches, which run the reference solutions, or yours with --yours
+// (common/exercise_code.hpp).
 #pragma once
 
 #include <cstddef>
@@ -40,29 +40,14 @@ struct MinPSettings {
 // For temperature > 0: turns `logits` (V) into the probabilities (V) the coin
 // is drawn from, in place: the penalty on the ids in `recent`, then
 // (z - max) / T, softmax, min-p.
-// The exercise functions the step calls: yours unless told otherwise (as in sampler.hpp's
-// DrawFunctions; the learner build also runs the step with kReferenceMinP).
-struct MinPFunctions {
-  void (*repetition_penalty)(std::span<float>, std::span<const TokenId>,
-                             float) = mine::repetition_penalty;
-  void (*min_p_filter)(std::span<float>, float) = mine::min_p_filter;
-  TokenId (*sample_from)(std::span<const float>, float) = mine::sample_from;
-};
-inline constexpr MinPFunctions kReferenceMinP{reference::repetition_penalty,
-                                              reference::min_p_filter, reference::sample_from};
-
 void min_p_probabilities(std::span<float> logits, std::span<const TokenId> recent,
-                         const MinPSettings& settings, const MinPFunctions& use = {});
+                         const MinPSettings& settings);
 
 TokenId sample_min_p(std::span<float> logits, std::span<const TokenId> recent,
-                     const MinPSettings& settings, Rng& rng, const MinPFunctions& use = {});
+                     const MinPSettings& settings, Rng& rng);
 
 // A Picker that remembers what it wrote in the current text (for the penalty); asked
 // twice for the same step, it gives the same answer.
-Picker min_p_picker(const MinPSettings& settings, const MinPFunctions& use = {});
-
-// min_p_picker, checked against the reference solutions in the learner build
-// (reference_check.hpp).
-Picker checked_min_p_picker(const MinPSettings& settings, const Tokenizer& tokenizer);
+Picker min_p_picker(const MinPSettings& settings);
 
 }  // namespace tang

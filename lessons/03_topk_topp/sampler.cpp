@@ -3,14 +3,12 @@
 #include <xtensor/xadapt.hpp>
 
 #include "lesson.hpp"  // label
-#include "reference_check.hpp"
 #include "top_k.hpp"
 #include "trace.hpp"
 
 namespace tang {
 
-TokenId sample_next(std::span<float> logits, const SamplingSettings& s, Rng& rng,
-                    const DrawFunctions& use) {
+TokenId sample_next(std::span<float> logits, const SamplingSettings& s, Rng& rng) {
   StepTrace* trace = s.trace;  // --trace: report each stage (null: not asked)
   if (trace && !trace->started()) trace->start(logits, s.temperature);
   if (s.temperature == 0.0f) {
@@ -27,29 +25,20 @@ TokenId sample_next(std::span<float> logits, const SamplingSettings& s, Rng& rng
     if (trace) trace->filtered_logits("top-k " + std::to_string(s.top_k), logits);
   }
   softmax_in_place(logits);
-  if (s.top_p < 1.0f) {                 // 1 = off
-    use.top_p_filter(logits, s.top_p);  // exercise 03
+  if (s.top_p < 1.0f) {             // 1 = off
+    top_p_filter(logits, s.top_p);  // exercise 03
     if (trace) trace->filtered_probabilities("top-p " + label(s.top_p), logits);
   }
   const float coin = rng.uniform();
-  const TokenId next = use.sample_from(logits, coin);  // exercise 02
+  const TokenId next = sample_from(logits, coin);  // exercise 02
   if (trace) trace->drawn(coin, next);
   return next;
 }
 
-Picker sampling_picker(const SamplingSettings& settings, const DrawFunctions& use) {
-  return [settings, use](std::span<float> logits, std::size_t, Rng& rng) {
-    return sample_next(logits, settings, rng, use);
+Picker sampling_picker(const SamplingSettings& settings) {
+  return [settings](std::span<float> logits, std::size_t, Rng& rng) {
+    return sample_next(logits, settings, rng);
   };
-}
-
-Picker checked_sampling_picker(const SamplingSettings& settings, const Tokenizer& tokenizer) {
-  SamplingSettings quiet = settings;
-  quiet.trace = nullptr;  // --trace reports your steps only
-  return checked_against_reference(sampling_picker(settings),
-                                   sampling_picker(quiet, kReferenceDraw), tokenizer,
-                                   settings.top_p < 1.0f ? std::vector<std::string>{"02", "03"}
-                                                         : std::vector<std::string>{"02"});
 }
 
 SamplingSettings writing_settings(const LessonOptions& options) {

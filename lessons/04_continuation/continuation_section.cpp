@@ -18,7 +18,7 @@ void show_continuations(LessonContext& c) {
   const auto& openings = c.options.prompts.empty() ? kDefaultOpenings : c.options.prompts;
   Recompute predictor(c.model);
   Rng rng(c.options.seed);
-  const Picker pick = traced(c, checked_sampling_picker(settings, c.model.tokenizer()));
+  const Picker pick = traced(c, sampling_picker(settings));
   for (const std::string& opening : openings) {
     encode_prompt(c.model, opening, c.out);  // notes cropping of a long opening
     const std::string poem =

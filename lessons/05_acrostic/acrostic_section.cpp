@@ -39,14 +39,11 @@ void show_acrostics(LessonContext& c) {
       << "\n  Only 七言绝句: a mask for every position (exercise 05) decides what may come next:\n";
   Rng mask_rng(c.options.seed);
   const MaskForPosition mask = [&](std::size_t position) {
-    return mine::qiyan_jueju_mask(tokenizer, position);
-  };
-  const MaskForPosition reference_mask = [&](std::size_t position) {  // the learner build's check
-    return reference::qiyan_jueju_mask(tokenizer, position);
+    return qiyan_jueju_mask(tokenizer, position);
   };
   for (int poem = 0; poem < 3; ++poem) {
-    std::vector<TokenId> written = write_under_masks(predictor, tokenizer, mask, settings, mask_rng,
-                                                     /*max_chars=*/40, reference_mask);
+    std::vector<TokenId> written =
+        write_under_masks(predictor, tokenizer, mask, settings, mask_rng, /*max_chars=*/40);
     const std::string problem = qiyan_jueju_problem(tokenizer, written);
     if (!written.empty() && written.back() == 0) written.pop_back();
     c.out << "    " << tokenizer.decode(written) << "   "

@@ -4,7 +4,6 @@
 #include <string>
 
 #include "lesson.hpp"
-#include "reference_check.hpp"
 #include "sampler.hpp"
 #include "trace.hpp"
 
@@ -13,8 +12,7 @@ namespace tang {
 std::vector<TokenId> write_under_masks(Predictor& predictor, const Tokenizer& tokenizer,
                                        const MaskForPosition& mask_for,
                                        const SamplingSettings& settings, Rng& rng,
-                                       std::size_t max_chars,
-                                       const MaskForPosition& reference_mask_for) {
+                                       std::size_t max_chars) {
   StepTrace* trace = settings.trace;  // --trace (null: not asked)
   const Picker pick = [&](std::span<float> logits, std::size_t written, Rng& r) {
     const LogitMask mask = mask_for(written + 1);  // for the character about to be drawn
@@ -25,18 +23,8 @@ std::vector<TokenId> write_under_masks(Predictor& predictor, const Tokenizer& to
     if (trace) trace->finish(written + 1);
     return next;
   };
-  // the same step with the reference solutions' mask and draw, for the learner build
-  SamplingSettings quiet = settings;
-  quiet.trace = nullptr;  // --trace reports your steps only
-  const Picker reference = [&](std::span<float> logits, std::size_t written, Rng& r) {
-    reference_mask_for(written + 1).apply(logits);
-    return sample_next(logits, quiet, r, kReferenceDraw);
-  };
-  const Picker checked = reference_mask_for
-                             ? checked_against_reference(pick, reference, tokenizer, {"02", "05"})
-                             : pick;
   std::vector<TokenId> context = tokenizer.encode("\n");
-  return write(predictor, context, checked, rng, max_chars, /*stop_at_newline=*/true);
+  return write(predictor, context, pick, rng, max_chars, /*stop_at_newline=*/true);
 }
 
 std::string qiyan_jueju_problem(const Tokenizer& tokenizer, const std::vector<TokenId>& written) {

@@ -23,13 +23,10 @@ using MaskForPosition = std::function<LogitMask(std::size_t position)>;
 // it applies mask_for(position), then samples with `settings` (mask first, as
 // logit_mask.hpp explains). Stops after the model writes a newline or after
 // max_chars characters. Returns what was written, the newline included.
-// With reference_mask_for (the reference solution's masks), the learner build checks
-// every step against the reference solutions (reference_check.hpp).
 std::vector<TokenId> write_under_masks(Predictor& predictor, const Tokenizer& tokenizer,
                                        const MaskForPosition& mask_for,
                                        const SamplingSettings& settings, Rng& rng,
-                                       std::size_t max_chars,
-                                       const MaskForPosition& reference_mask_for = {});
+                                       std::size_t max_chars);
 
 // "" when `written` is a 七言绝句 (7 characters, "，", 7, "。", 7, "，", 7, "。",
 // then "\n", with no "，" "。" or newline anywhere else); otherwise what is

@@ -36,7 +36,7 @@ View<2> forward_with_cache(const GPTConfig& cfg, const GPTWeights& w,
     throw std::invalid_argument("forward_with_cache: all positions' logits need Keep::kEverything");
 
   // NEW: the new characters sit at positions start .. start+T-1, not 0 .. T-1
-  mine::embed_with_offset(a.encoded.data(), tokens.data(), T, start, w.wte, w.wpe, C);
+  embed_with_offset(a.encoded.data(), tokens.data(), T, start, w.wte, w.wpe, C);
   const float* x = a.encoded.data();  // (N, C) the residual stream entering each block
   for (std::size_t l = 0; l < cfg.n_layer; ++l) {
     const LayerWeights& lw = w.layers[l];
@@ -46,8 +46,8 @@ View<2> forward_with_cache(const GPTConfig& cfg, const GPTWeights& w,
     k.matmul(L.qkv.data(), L.ln1.data(), lw.qkv_w, lw.qkv_b, N, C, 3 * C);
     // NEW: append this layer's new keys and values to the cache, then let each
     // new query attend over every position so far (exercise 06a)
-    mine::attention_with_cache(L.atty.data(), L.qkv.data(), &cache.k(l, 0, 0), &cache.v(l, 0, 0),
-                               start, T, C, NH);
+    attention_with_cache(L.atty.data(), L.qkv.data(), &cache.k(l, 0, 0), &cache.v(l, 0, 0), start,
+                         T, C, NH);
     k.matmul(L.residual2.data(), L.atty.data(), lw.attn_proj_w, lw.attn_proj_b, N, C, C);
     ops::residual_forward(L.residual2.data(), x, L.residual2.data(), N * C);
     // MLP half: residual3 = residual2 + proj(gelu(fc(ln_2(residual2))))

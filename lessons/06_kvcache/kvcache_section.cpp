@@ -25,43 +25,6 @@ std::string show(const Tokenizer& tokenizer, const std::vector<TokenId>& ids) {
   return text;
 }
 
-// When the two texts differ (in the learner build: your exercise 06a), where, and by how
-// much the cached logits moved there: both runs had the same characters before it.
-void explain_difference(LessonContext& c, const std::vector<TokenId>& without,
-                        const std::vector<TokenId>& with) {
-  const Tokenizer& tokenizer = c.model.tokenizer();
-  std::size_t k = 0;  // the first character that differs
-  while (k < std::min(without.size(), with.size()) && without[k] == with[k]) ++k;
-  if (k == std::min(without.size(), with.size())) return;  // one stopped early: no step to show
-  std::vector<TokenId> context = tokenizer.encode("\n");
-  context.insert(context.end(), with.begin(), with.begin() + static_cast<std::ptrdiff_t>(k));
-  Recompute plain(c.model);
-  const std::vector<float> expected = [&] {
-    const std::span<const float> z = plain.next_logits(context);
-    return std::vector<float>(z.begin(), z.end());
-  }();
-  CachedPredictor cached(c.model);  // one step at a time, as the text was written
-  std::span<const float> got;
-  for (std::size_t n = 1; n <= context.size(); ++n) got = cached.next_logits({context.data(), n});
-  float largest = 0.0f;
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    largest = std::max(largest, std::fabs(got[i] - expected[i]));
-  }
-  char line[200];
-  std::snprintf(line, sizeof line,
-                "    character %zu differs: %s without the cache, %s with it; there the cached "
-                "logits are up to %.2g away from the model's own,\n",
-                k + 1, printable(tokenizer.character(without[k])).c_str(),
-                printable(tokenizer.character(with[k])).c_str(), static_cast<double>(largest));
-  c.out << line;
-  if (largest < 1e-3f) {
-    c.out << "    only rounding (your attention adds in another order; exercise 06a's contract "
-             "says which order gives the same bits)\n";
-  } else {
-    c.out << "    a real difference: ctest --preset learner -L '^exercise_06a$'\n";
-  }
-}
-
 void show_kv_cache(LessonContext& c) {
   const GPT& model = c.model;
   const SamplingSettings settings = writing_settings(c.options);
@@ -74,7 +37,6 @@ void show_kv_cache(LessonContext& c) {
   const bool identical = without.ids == with.ids;
   c.out << "  Same seed, " << n << " characters without and with the cache: "
         << (identical ? "IDENTICAL" : "DIFFERENT (this is a bug!)") << "\n";
-  if (!identical) explain_difference(c, without.ids, with.ids);
   c.out << "    " << show(model.tokenizer(), with.ids) << "\n";
 
   // 2. Speed: without the cache, character n re-reads all n-1 before it.
@@ -105,12 +67,12 @@ void show_kv_cache(LessonContext& c) {
   try {
     for (std::size_t i = 0; i < lengths.size(); ++i) {
       const std::size_t n = lengths[i], block = model.config().block_size;
-      const std::size_t without_positions = mine::positions_without_cache(n, block);
-      const std::size_t with_positions = mine::positions_with_cache(n);
+      const std::size_t without_positions = positions_without_cache(n, block);
+      const std::size_t with_positions = positions_with_cache(n);
       std::snprintf(line, sizeof line, "  %10zu   %8zu / %-4zu = %5.1fx    %7.1fx   %7.1fx\n", n,
                     without_positions, with_positions,
                     static_cast<double>(without_positions) / static_cast<double>(with_positions),
-                    mine::predicted_speedup(n, costs.t1_ms, costs.b_ms, block), measured[i]);
+                    predicted_speedup(n, costs.t1_ms, costs.b_ms, block), measured[i]);
       c.out << line;
     }
   } catch (const NotImplemented& stub) {  // exercise 06c not done yet: the rest still runs
@@ -140,7 +102,7 @@ void show_kv_cache(LessonContext& c) {
   // Exercise 06b: a model with context 512, where recomputing costs far more.
   c.out << "\n  Exercise 06b: a random model with context 512, 500 characters both ways...\n";
   c.out.flush();
-  const mine::CacheRatio r = mine::time_block512(500, c.options.seed);
+  const CacheRatio r = time_block512(500, c.options.seed);
   c.out << "  " << r.config.describe() << "\n";
   std::snprintf(line, sizeof line,
                 "  without cache %.1f ms, with cache %.1f ms: %.1fx faster; same text: %s\n",

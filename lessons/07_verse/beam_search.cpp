@@ -6,7 +6,6 @@
 #include <ostream>
 #include <set>
 
-#include "beam_step_check.hpp"
 #include "exercise/beam_step.hpp"  // exercise 07b
 #include "kv_cache.hpp"            // lesson 06
 #include "sampler.hpp"             // lesson 03
@@ -50,7 +49,6 @@ WrittenVerse write_verse(const GPT& model, const VerseConstraint& constraint,
   std::vector<Beam> beams;
   beams.push_back(Beam{KVCache(model.config()), tokenizer.encode("\n"), {}});
   Activations acts(model.config());  // shared: the beams run one after the other
-  BeamStepCheck check(tokenizer);    // the learner build: yours against the reference
 
   for (std::size_t step = 0; step < constraint.length(); ++step) {
     const std::size_t B = beams.size();
@@ -85,8 +83,7 @@ WrittenVerse write_verse(const GPT& model, const VerseConstraint& constraint,
     }
 
     const std::vector<BeamChoice> choices =
-        mine::beam_step(scores, log_probs, candidates, settings.width);
-    check.compare(step, scores, log_probs, candidates, settings.width, choices);
+        beam_step(scores, log_probs, candidates, settings.width);
 
     // The kept beams: a beam extended once moves on, one extended twice is copied.
     std::vector<std::size_t> children(B, 0);

@@ -13,7 +13,7 @@
 //   mask = constraint.allowed_next(...)  lesson 05's masks, verse_constraint.hpp
 //   candidates: `width` characters drawn from the masked logits with the
 //   lesson's sampler (temperature, top-k), or at T = 0 every allowed one
-// then mine::beam_step (exercise 07b) keeps the `width` best extensions.
+// then beam_step (exercise 07b) keeps the `width` best extensions.
 // Width 1 is plain masked sampling: one character drawn, the same coins as
 // lesson 05's write_under_masks, the same poem.
 //

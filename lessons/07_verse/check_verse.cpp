@@ -37,7 +37,7 @@ void check_against(VerseCheck& check, const VerseTables& tables) {
   for (std::size_t i = 0; i < check.lines.size(); ++i) {
     LineCheck& line = check.lines[i];
     line.problems.clear();
-    for (std::size_t position : mine::tone_mismatches(line.tones, check.pattern.lines[i])) {
+    for (std::size_t position : tone_mismatches(line.tones, check.pattern.lines[i])) {
       line.problems.push_back("position " + std::to_string(position) + ": '" +
                               line.characters[position - 1] + "' is " +
                               character_tone_name(line.tones[position - 1]) + ", needs " +

@@ -8,7 +8,7 @@
 // has a form when it has 4 or 8 lines, all of 5 or all of 7 characters. The
 // check tries the patterns of both starts (平起, 仄起) and with and without a
 // rhyming first line, and keeps the one the poem breaks least; each line is
-// compared with its pattern by exercise 07a (mine::tone_mismatches).
+// compared with its pattern by exercise 07a (tone_mismatches).
 //
 // Rhyme: the characters that end the rhyming lines must share one group of
 // data/rhymes.tsv. A rhyme character that is in no group (两 characters such as

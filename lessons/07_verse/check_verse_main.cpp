@@ -16,7 +16,9 @@
 
 #include "check_verse.hpp"
 #include "errors.hpp"
+#include "exercise_code.hpp"
 #include "number_text.hpp"
+#include "options.hpp"  // add_yours_flag
 #include "program.hpp"
 
 namespace {
@@ -82,7 +84,10 @@ int main(int argc, char** argv) {
   app.add_option("--corpus", corpus, "print the pass rates of every poem of this file, per form");
   app.add_flag("--markdown", markdown, "with --corpus: the table in Markdown");
   app.add_flag("--no-repeat", no_repeat, "a poem that uses a character twice fails");
+  std::string yours;  // --yours 07a: your tone check (exercise 07a), checked against the reference
+  add_yours_flag(app, yours);
   return run_program(argc, argv, app, [&] {
+    choose_exercise_code(yours);
     if (corpus.empty() == poems.empty()) {
       throw BadOption("give poems to check, or --corpus FILE for pass rates (not both)");
     }

@@ -39,7 +39,7 @@ View<2> forward_batch(const GPT& model, const StoredWeights& sw, std::span<const
   }
   Activations& a = s.acts;
   for (std::size_t b = 0; b < B; ++b)  // row b: poem b's character at its own position
-    mine::embed_with_offset(a.encoded.data() + b * C, &tokens[b], 1, lengths[b], w.wte, w.wpe, C);
+    embed_with_offset(a.encoded.data() + b * C, &tokens[b], 1, lengths[b], w.wte, w.wpe, C);
   std::vector<float*> k_rows(B), v_rows(B);  // (B) each poem's cache of the current layer
   const float* x = a.encoded.data();         // (B, C)
   for (std::size_t l = 0; l < cfg.n_layer; ++l) {
@@ -53,10 +53,8 @@ View<2> forward_batch(const GPT& model, const StoredWeights& sw, std::span<const
       k_rows[b] = &caches[b]->k(l, 0, 0);
       v_rows[b] = &caches[b]->v(l, 0, 0);
     }
-    s.check.run_reference(L.qkv.data(), k_rows.data(), v_rows.data(), lengths.data(), B, C, NH);
-    mine::batched_attention(L.atty.data(), L.qkv.data(), k_rows.data(), v_rows.data(),
-                            lengths.data(), B, C, NH);  // per poem: its own cache and length
-    s.check.compare(L.atty.data(), k_rows.data(), v_rows.data(), l);  // learner build only
+    batched_attention(L.atty.data(), L.qkv.data(), k_rows.data(), v_rows.data(), lengths.data(), B,
+                      C, NH);  // per poem: its own cache and length
     sl.attn_proj.matmul(L.residual2.data(), L.atty.data(), lw.attn_proj_b, B);
     ops::residual_forward(L.residual2.data(), x, L.residual2.data(), B * C);
     ops::layernorm_forward(L.ln2.data(), L.ln2_mean.data(), L.ln2_rstd.data(), L.residual2.data(),

@@ -19,7 +19,6 @@
 
 #include <span>
 
-#include "batched_attention_check.hpp"
 #include "gpt.hpp"
 #include "kv_cache.hpp"
 #include "stored_weights.hpp"
@@ -32,7 +31,6 @@ struct BatchScratch {
   Activations acts;  // rows 0 .. B-1 used
   Tensor<2> logits;  // (max_batch, V)
   std::size_t max_batch;
-  BatchedAttentionCheck check;  // the learner build: your exercise 08b against the reference
 };
 
 // Returns the logits (B, V). Throws std::invalid_argument for B = 0, more than

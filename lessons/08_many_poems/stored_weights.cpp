@@ -27,7 +27,6 @@ namespace tang {
 
 namespace {
 
-using mine::kQuantBlock;
 
 // GCC vector types, as in ops.cpp: + and * lane by lane, kept in registers.
 using Lanes = float __attribute__((vector_size(32)));  // 8 floats
@@ -325,7 +324,7 @@ StoredMatrix::StoredMatrix(const float* fp32, std::size_t rows, std::size_t cols
       quants_.resize(rows * cols);
       scales_.resize(rows * (cols / kQuantBlock));
       for (std::size_t r = 0; r < rows; ++r) {
-        mine::quantize_row(fp32 + r * cols, cols, quants_.data() + r * cols,
+        quantize_row(fp32 + r * cols, cols, quants_.data() + r * cols,
                            scales_.data() + r * (cols / kQuantBlock));
       }
       break;

@@ -27,8 +27,8 @@ namespace {
 using tang::testing::num;
 
 using tang::TokenId;
-using tang::mine::sample_from;
-using tang::mine::sample_with_temperature;
+using tang::sample_from;
+using tang::sample_with_temperature;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 

@@ -32,7 +32,7 @@ namespace {
 using tang::testing::exact;
 using tang::testing::num;
 
-using tang::mine::top_p_filter;
+using tang::top_p_filter;
 
 std::string show(const std::vector<float>& v) {
   std::ostringstream out;

@@ -39,8 +39,8 @@ using tang::testing::exact;
 using tang::testing::num;
 
 using tang::TokenId;
-using tang::mine::min_p_filter;
-using tang::mine::repetition_penalty;
+using tang::min_p_filter;
+using tang::repetition_penalty;
 
 const float kInf = std::numeric_limits<float>::infinity();
 

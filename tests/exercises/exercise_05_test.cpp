@@ -33,7 +33,7 @@ namespace {
 using tang::testing::num;
 
 using tang::TokenId;
-using tang::mine::qiyan_jueju_mask;
+using tang::qiyan_jueju_mask;
 
 const tang::GPT& tiny_model() {
   static const tang::GPT model =

@@ -30,8 +30,8 @@ namespace {
 using tang::testing::exact;
 
 using tang::TokenId;
-using tang::mine::attention_with_cache;
-using tang::mine::embed_with_offset;
+using tang::attention_with_cache;
+using tang::embed_with_offset;
 
 constexpr std::size_t N = 24, C = 16, NH = 4;  // positions, width, heads (head size 4)
 

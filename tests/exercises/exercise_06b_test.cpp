@@ -17,10 +17,10 @@
 
 namespace {
 
-using tang::mine::time_block512;
+using tang::time_block512;
 
 TEST(Exercise06b, TheModelHasTheCoursesShapeWithContext512) {
-  const tang::mine::CacheRatio r = time_block512(8, 1);
+  const tang::CacheRatio r = time_block512(8, 1);
   EXPECT_EQ(r.config.block_size, 512u) << "the exercise's model has a context (block_size) of 512";
   EXPECT_EQ(r.config.n_layer, 4u) << "4 layers, as the course's model";
   EXPECT_EQ(r.config.n_head, 4u) << "4 heads, as the course's model";
@@ -29,7 +29,7 @@ TEST(Exercise06b, TheModelHasTheCoursesShapeWithContext512) {
 }
 
 TEST(Exercise06b, SameTextWithAndWithoutTheCache) {
-  const tang::mine::CacheRatio r = time_block512(60, 2024);
+  const tang::CacheRatio r = time_block512(60, 2024);
   EXPECT_EQ(r.text_with_cache, r.text_without_cache)
       << "the cache only skips repeated work: with the same seed both ways must write the same "
          "60 characters";
@@ -40,7 +40,7 @@ TEST(Exercise06b, SameTextWithAndWithoutTheCache) {
 }
 
 TEST(Exercise06b, TimesAndRatioAreFilledIn) {
-  const tang::mine::CacheRatio r = time_block512(30, 3);
+  const tang::CacheRatio r = time_block512(30, 3);
   EXPECT_GT(r.without_cache_ms, 0.0)
       << "without_cache_ms: the time to write without the cache, in ms";
   EXPECT_GT(r.with_cache_ms, 0.0) << "with_cache_ms: the time to write with the cache, in ms";
@@ -49,7 +49,7 @@ TEST(Exercise06b, TimesAndRatioAreFilledIn) {
 }
 
 TEST(Exercise06b, TheSeedDecidesTheText) {
-  const tang::mine::CacheRatio a = time_block512(20, 5), b = time_block512(20, 5),
+  const tang::CacheRatio a = time_block512(20, 5), b = time_block512(20, 5),
                                c = time_block512(20, 6);
   EXPECT_EQ(a.text_with_cache, b.text_with_cache)
       << "the same seed must give the same model and the same text";
@@ -67,7 +67,7 @@ TEST(Exercise06b, LengthsOutsideTheContextAreAnError) {
 }
 
 TEST(Exercise06b, TextsLongerThanTheOldContextOf128) {
-  const tang::mine::CacheRatio r = time_block512(140, 7);
+  const tang::CacheRatio r = time_block512(140, 7);
   EXPECT_EQ(tang::utf8_split(r.text_with_cache).size(), 140u)
       << "140 characters fit in a context of 512: all must be written";
   EXPECT_EQ(r.text_with_cache, r.text_without_cache)

@@ -15,9 +15,9 @@
 
 namespace {
 
-using tang::mine::positions_with_cache;
-using tang::mine::positions_without_cache;
-using tang::mine::predicted_speedup;
+using tang::positions_with_cache;
+using tang::positions_without_cache;
+using tang::predicted_speedup;
 
 TEST(Exercise06c, PositionsWithoutTheCacheAddUpEveryWindow) {
   EXPECT_EQ(positions_without_cache(1, 128), 1u) << "the first step runs the newline alone";

@@ -20,7 +20,7 @@
 namespace {
 
 using tang::Tone;
-using tang::mine::tone_mismatches;
+using tang::tone_mismatches;
 constexpr Tone P = Tone::kPing, Z = Tone::kZe, E = Tone::kEither;
 
 using Positions = std::vector<std::size_t>;

@@ -22,7 +22,7 @@ namespace {
 
 using tang::LogitMask;
 using tang::TokenId;
-using tang::mine::beam_step;
+using tang::beam_step;
 using tang::BeamChoice;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();

@@ -23,9 +23,9 @@
 
 namespace {
 
-using tang::mine::dequantize_row;
-using tang::mine::kQuantBlock;
-using tang::mine::quantize_row;
+using tang::dequantize_row;
+using tang::kQuantBlock;
+using tang::quantize_row;
 
 using Quants = std::vector<std::int8_t>;
 

@@ -23,7 +23,7 @@
 
 namespace {
 
-using tang::mine::batched_attention;
+using tang::batched_attention;
 
 constexpr std::size_t C = 16, NH = 4, T_MAX = 32;
 

@@ -1,13 +1,13 @@
 // exercise/sample_with_temperature.hpp: EXERCISE 02, drawing one character.
 //
 // Lesson 02 writes its poems with these two functions, and lessons 03-06 draw
-// every character with sample_from: the default build compiles the reference
-// solution (solution/sample_with_temperature.cpp), the `learner` preset YOUR
-// file exercise/sample_with_temperature.cpp, whose comment says exactly what
-// the functions must do. Check yours with
-//   cmake --preset learner && cmake --build --preset learner
-//   ctest --preset learner -L exercise_02
-//   build/learner/lessons/02_temperature/lesson_02_temperature
+// every character with sample_from. They run the reference solution
+// (solution/sample_with_temperature.cpp) unless started with --yours 02; then
+// YOUR file exercise/sample_with_temperature.cpp, whose comment says exactly
+// what the functions must do. Check yours with
+//   cmake --build --preset release
+//   ctest --preset yours -L '^yours_02$'
+//   build/release/lessons/02_temperature/lesson_02_temperature --yours 02
 #pragma once
 
 #include <span>
@@ -26,10 +26,15 @@ TokenId sample_with_temperature(std::span<const float> logits, float temperature
 
 }  // namespace tang::mine
 
-// The same two functions as the reference solution has them (solution/, compiled a
-// second time as tang::reference): the learner build draws with both and names the
-// first character where yours chose otherwise (common/reference_check.hpp).
+// The reference solution's (solution/sample_with_temperature.cpp).
 namespace tang::reference {
 TokenId sample_from(std::span<const float> probabilities, float coin);
 TokenId sample_with_temperature(std::span<const float> logits, float temperature, float coin);
 }  // namespace tang::reference
+
+// What the lessons call: the reference solution's, or with --yours 02 yours, checked
+// against it at every call (sample_with_temperature_switch.cpp, common/exercise_code.hpp).
+namespace tang {
+TokenId sample_from(std::span<const float> probabilities, float coin);
+TokenId sample_with_temperature(std::span<const float> logits, float temperature, float coin);
+}  // namespace tang

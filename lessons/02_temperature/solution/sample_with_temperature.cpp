@@ -13,7 +13,7 @@
 
 #include "sampling.hpp"
 
-namespace tang::mine {
+namespace tang::reference {
 
 TokenId sample_from(std::span<const float> probabilities, float coin) {
   // Character i owns the slice [total before i, total after i) of [0, 1).
@@ -38,4 +38,4 @@ TokenId sample_with_temperature(std::span<const float> logits, float temperature
   return sample_from(probabilities, coin);
 }
 
-}  // namespace tang::mine
+}  // namespace tang::reference

@@ -1,13 +1,12 @@
 // exercise/min_p_penalty.hpp: EXERCISE 03b, a repetition penalty and min-p.
 //
 // The third block of lesson 03's section 3 writes with these two functions
-// (min_p_sampler.cpp): the default build compiles the reference solution
-// (solution/min_p_penalty.cpp), the `learner` preset YOUR file
-// exercise/min_p_penalty.cpp, whose comment says exactly what they must do.
-// Check yours with
-//   cmake --preset learner && cmake --build --preset learner
-//   ctest --preset learner -L exercise_03b
-//   build/learner/lessons/03_topk_topp/lesson_03_topk_topp
+// (min_p_sampler.cpp). It runs the reference solution (solution/min_p_penalty.cpp)
+// unless started with --yours 03b; then YOUR file exercise/min_p_penalty.cpp,
+// whose comment says exactly what they must do. Check yours with
+//   cmake --build --preset release
+//   ctest --preset yours -L '^yours_03b$'
+//   build/release/lessons/03_topk_topp/lesson_03_topk_topp --yours 03b
 #pragma once
 
 #include <span>
@@ -26,10 +25,15 @@ void min_p_filter(std::span<float> probabilities, float min_p);
 
 }  // namespace tang::mine
 
-// The reference solution's two functions (solution/, compiled a second time as
-// tang::reference), which the learner build compares yours with
-// (common/reference_check.hpp).
+// The reference solution's (solution/min_p_penalty.cpp).
 namespace tang::reference {
 void repetition_penalty(std::span<float> logits, std::span<const TokenId> recent, float penalty);
 void min_p_filter(std::span<float> probabilities, float min_p);
 }  // namespace tang::reference
+
+// What the lessons call: the reference solution's, or with --yours 03b yours, checked
+// against it at every call (min_p_penalty_switch.cpp, common/exercise_code.hpp).
+namespace tang {
+void repetition_penalty(std::span<float> logits, std::span<const TokenId> recent, float penalty);
+void min_p_filter(std::span<float> probabilities, float min_p);
+}  // namespace tang

@@ -1,12 +1,12 @@
 // exercise/top_p.hpp: EXERCISE 03, top-p (nucleus) filtering.
 //
 // Lesson 03 (and every later lesson) trims the distribution with this
-// function: the default build compiles the reference solution
-// (solution/top_p.cpp), the `learner` preset YOUR file exercise/top_p.cpp,
-// whose comment says exactly what it must do. Check yours with
-//   cmake --preset learner && cmake --build --preset learner
-//   ctest --preset learner -L '^exercise_03$'
-//   build/learner/lessons/03_topk_topp/lesson_03_topk_topp
+// function. It runs the reference solution (solution/top_p.cpp) unless started
+// with --yours 03; then YOUR file exercise/top_p.cpp, whose comment says exactly
+// what it must do. Check yours with
+//   cmake --build --preset release
+//   ctest --preset yours -L '^yours_03$'
+//   build/release/lessons/03_topk_topp/lesson_03_topk_topp --yours 03
 #pragma once
 
 #include <span>
@@ -19,9 +19,13 @@ void top_p_filter(std::span<float> probabilities, float p);
 
 }  // namespace tang::mine
 
-// The reference solution's top_p_filter (solution/, compiled a second time as
-// tang::reference), which the learner build compares yours with
-// (common/reference_check.hpp).
+// The reference solution's (solution/top_p.cpp).
 namespace tang::reference {
 void top_p_filter(std::span<float> probabilities, float p);
 }  // namespace tang::reference
+
+// What the lessons call: the reference solution's, or with --yours 03 yours, checked
+// against it at every call (top_p_switch.cpp, common/exercise_code.hpp).
+namespace tang {
+void top_p_filter(std::span<float> probabilities, float p);
+}  // namespace tang

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace tang::mine {
+namespace tang::reference {
 
 void repetition_penalty(std::span<float> logits, std::span<const TokenId> recent, float penalty) {
   if (!(penalty > 0.0f)) throw std::invalid_argument("repetition_penalty: the penalty must be > 0");
@@ -52,4 +52,4 @@ void min_p_filter(std::span<float> probabilities, float min_p) {
   }
 }
 
-}  // namespace tang::mine
+}  // namespace tang::reference

@@ -7,7 +7,7 @@
 #include <numeric>
 #include <vector>
 
-namespace tang::mine {
+namespace tang::reference {
 
 void top_p_filter(std::span<float> probabilities, float p) {
   if (p >= 1.0f) return;
@@ -31,4 +31,4 @@ void top_p_filter(std::span<float> probabilities, float p) {
   for (std::size_t r = 0; r < kept; ++r) probabilities[ranking[r]] /= sum;
 }
 
-}  // namespace tang::mine
+}  // namespace tang::reference

@@ -4,13 +4,13 @@
 // A 七言绝句 is four lines of seven characters. Written as our corpus writes
 // poems, it is 33 characters: 7 + "，" + 7 + "。" + 7 + "，" + 7 + "。" + "\n".
 //
-// Lesson 05 writes its fixed-form poems under this mask: the default build
-// compiles the reference solution (solution/qiyan_jueju.cpp), the `learner`
-// preset YOUR file exercise/qiyan_jueju.cpp, whose comment says exactly what
-// it must do. Check yours with
-//   cmake --preset learner && cmake --build --preset learner
-//   ctest --preset learner -L exercise_05
-//   build/learner/lessons/05_acrostic/lesson_05_acrostic
+// Lesson 05 writes its fixed-form poems under this mask. It runs the reference
+// solution (solution/qiyan_jueju.cpp) unless started with --yours 05; then YOUR
+// file exercise/qiyan_jueju.cpp, whose comment says exactly what it must do.
+// Check yours with
+//   cmake --build --preset release
+//   ctest --preset yours -L '^yours_05$'
+//   build/release/lessons/05_acrostic/lesson_05_acrostic --yours 05
 #pragma once
 
 #include <cstddef>
@@ -25,8 +25,13 @@ LogitMask qiyan_jueju_mask(const Tokenizer& tokenizer, std::size_t position);
 
 }  // namespace tang::mine
 
-// The reference solution's mask (solution/, compiled a second time as tang::reference),
-// which the learner build compares yours with (common/reference_check.hpp).
+// The reference solution's (solution/qiyan_jueju.cpp).
 namespace tang::reference {
 LogitMask qiyan_jueju_mask(const Tokenizer& tokenizer, std::size_t position);
 }  // namespace tang::reference
+
+// What the lessons call: the reference solution's, or with --yours 05 yours, checked
+// against it at every call (qiyan_jueju_switch.cpp, common/exercise_code.hpp).
+namespace tang {
+LogitMask qiyan_jueju_mask(const Tokenizer& tokenizer, std::size_t position);
+}  // namespace tang

@@ -8,7 +8,7 @@
 
 #include "errors.hpp"
 
-namespace tang::mine {
+namespace tang::reference {
 
 namespace {
 
@@ -49,4 +49,4 @@ LogitMask qiyan_jueju_mask(const Tokenizer& tokenizer, std::size_t position) {
   return mask.ban(comma).ban(full_stop).ban(newline);  // inside a line
 }
 
-}  // namespace tang::mine
+}  // namespace tang::reference

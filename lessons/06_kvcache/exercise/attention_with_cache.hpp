@@ -3,13 +3,13 @@
 // characters their absolute positions.
 //
 // Lesson 06's cached forward (kv_cache.cpp) calls both functions in every
-// layer of every step: the default build compiles the reference solution
-// (solution/attention_with_cache.cpp), the `learner` preset YOUR file
-// exercise/attention_with_cache.cpp, whose comment says exactly what they must
-// do. Check yours with
-//   cmake --preset learner && cmake --build --preset learner
-//   ctest --preset learner -L exercise_06a
-//   build/learner/lessons/06_kvcache/lesson_06_kvcache   (section 6: IDENTICAL?)
+// layer of every step. It runs the reference solution
+// (solution/attention_with_cache.cpp) unless started with --yours 06a; then YOUR
+// file exercise/attention_with_cache.cpp, whose comment says exactly what they
+// must do. Check yours with
+//   cmake --build --preset release
+//   ctest --preset yours -L '^yours_06a$'
+//   build/release/lessons/06_kvcache/lesson_06_kvcache --yours 06a   (section 6: IDENTICAL?)
 //
 // Buffers are row-major float arrays, as in common/ops.hpp:
 //   qkv      (T, 3C)     row t: q | k | v of the new position start + t
@@ -35,3 +35,22 @@ void embed_with_offset(float* out, const TokenId* tokens, std::size_t T, std::si
                        const float* wte, const float* wpe, std::size_t C);
 
 }  // namespace tang::mine
+
+// The reference solution's (solution/attention_with_cache.cpp).
+namespace tang::reference {
+void attention_with_cache(float* out, const float* qkv, float* k_cache, float* v_cache,
+                          std::size_t start, std::size_t T, std::size_t C, std::size_t NH);
+
+void embed_with_offset(float* out, const TokenId* tokens, std::size_t T, std::size_t start,
+                       const float* wte, const float* wpe, std::size_t C);
+}  // namespace tang::reference
+
+// What the lessons call: the reference solution's, or with --yours 06a yours, checked
+// against it at every call (attention_with_cache_switch.cpp, common/exercise_code.hpp).
+namespace tang {
+void attention_with_cache(float* out, const float* qkv, float* k_cache, float* v_cache,
+                          std::size_t start, std::size_t T, std::size_t C, std::size_t NH);
+
+void embed_with_offset(float* out, const TokenId* tokens, std::size_t T, std::size_t start,
+                       const float* wte, const float* wpe, std::size_t C);
+}  // namespace tang

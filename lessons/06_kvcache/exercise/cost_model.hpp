@@ -3,12 +3,12 @@
 //
 // Lesson 06 measures two costs (cost_model.hpp: t1, a one-position step, and
 // b, what each more position in a window adds) and prints your predictions
-// next to the measured speed-ups. The default build compiles the reference
-// solution (solution/cost_model.cpp), the `learner` preset YOUR file
+// next to the measured speed-ups. It runs the reference solution
+// (solution/cost_model.cpp) unless started with --yours 06c; then YOUR file
 // exercise/cost_model.cpp, whose comment says exactly what it must do:
-//   cmake --preset learner && cmake --build --preset learner
-//   ctest --preset learner -L exercise_06c
-//   build/learner/lessons/06_kvcache/lesson_06_kvcache
+//   cmake --build --preset release
+//   ctest --preset yours -L '^yours_06c$'
+//   build/release/lessons/06_kvcache/lesson_06_kvcache --yours 06c
 #pragma once
 
 #include <cstddef>
@@ -25,3 +25,20 @@ std::size_t positions_with_cache(std::size_t n);
 double predicted_speedup(std::size_t n, double t1, double b, std::size_t block_size);
 
 }  // namespace tang::mine
+
+// The reference solution's (solution/cost_model.cpp).
+namespace tang::reference {
+std::size_t positions_without_cache(std::size_t n, std::size_t block_size);
+std::size_t positions_with_cache(std::size_t n);
+
+double predicted_speedup(std::size_t n, double t1, double b, std::size_t block_size);
+}  // namespace tang::reference
+
+// What the lesson calls: the reference solution's, or with --yours 06c yours, checked
+// against it at every call (cost_model_switch.cpp, common/exercise_code.hpp).
+namespace tang {
+std::size_t positions_without_cache(std::size_t n, std::size_t block_size);
+std::size_t positions_with_cache(std::size_t n);
+
+double predicted_speedup(std::size_t n, double t1, double b, std::size_t block_size);
+}  // namespace tang

@@ -14,7 +14,7 @@
 
 #include "ops.hpp"
 
-namespace tang::mine {
+namespace tang::reference {
 
 void attention_with_cache(float* out, const float* qkv, float* k_cache, float* v_cache,
                           std::size_t start, std::size_t T, std::size_t C, std::size_t NH) {
@@ -47,4 +47,4 @@ void embed_with_offset(float* out, const TokenId* tokens, std::size_t T, std::si
   }
 }
 
-}  // namespace tang::mine
+}  // namespace tang::reference

@@ -12,7 +12,7 @@
 #include "parameters.hpp"
 #include "rng.hpp"
 
-namespace tang::mine {
+namespace tang::reference {
 
 namespace {
 
@@ -53,4 +53,4 @@ CacheRatio time_block512(std::size_t n_chars, std::uint64_t seed) {
   return result;
 }
 
-}  // namespace tang::mine
+}  // namespace tang::reference

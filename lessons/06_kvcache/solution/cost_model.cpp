@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-namespace tang::mine {
+namespace tang::reference {
 
 std::size_t positions_without_cache(std::size_t n, std::size_t block_size) {
   std::size_t positions = 0;
@@ -32,4 +32,4 @@ double predicted_speedup(std::size_t n, double t1, double b, std::size_t block_s
   return without / (static_cast<double>(n) * t1);
 }
 
-}  // namespace tang::mine
+}  // namespace tang::reference

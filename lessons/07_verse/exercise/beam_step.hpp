@@ -1,13 +1,12 @@
 // exercise/beam_step.hpp: EXERCISE 07b, one step of beam search.
 //
 // Lesson 07 writes regular verse by beam search (beam_search.hpp), which calls
-// this once per character: the default build compiles the reference solution
-// (solution/beam_step.cpp), the `learner` preset YOUR file
-// exercise/beam_step.cpp, whose comment says exactly what it must do. Check
-// yours with
-//   cmake --preset learner && cmake --build --preset learner
-//   ctest --preset learner -L exercise_07b
-//   build/learner/lessons/07_verse/lesson_07_verse --beam 8
+// this once per character. It runs the reference solution (solution/beam_step.cpp)
+// unless started with --yours 07b; then YOUR file exercise/beam_step.cpp, whose
+// comment says exactly what it must do. Check yours with
+//   cmake --build --preset release
+//   ctest --preset yours -L '^yours_07b$'
+//   build/release/lessons/07_verse/lesson_07_verse --yours 07b --beam 8
 #pragma once
 
 #include <cstddef>
@@ -36,11 +35,17 @@ std::vector<BeamChoice> beam_step(std::span<const double> scores,
 
 }  // namespace tang::mine
 
-// The same function as the reference solution has it (solution/, compiled a second
-// time as tang::reference): in the learner build lesson 07 runs both at every step
-// and names the first step where yours kept other beams (beam_step_check.hpp).
+// The reference solution's (solution/beam_step.cpp).
 namespace tang::reference {
 std::vector<BeamChoice> beam_step(std::span<const double> scores,
                                   std::span<const std::vector<float>> log_probs,
                                   std::span<const LogitMask> allowed, std::size_t width);
 }  // namespace tang::reference
+
+// What the lessons call: the reference solution's, or with --yours 07b yours, checked
+// against it at every call (beam_step_switch.cpp, common/exercise_code.hpp).
+namespace tang {
+std::vector<BeamChoice> beam_step(std::span<const double> scores,
+                                  std::span<const std::vector<float>> log_probs,
+                                  std::span<const LogitMask> allowed, std::size_t width);
+}  // namespace tang

@@ -2,13 +2,12 @@
 // of check_verse.
 //
 // check_verse (check_verse.hpp) and lesson 07 call this for every line of a
-// poem: the default build compiles the reference solution
-// (solution/line_tones.cpp), the `learner` preset YOUR file
-// exercise/line_tones.cpp, whose comment says exactly what it must do. Check
-// yours with
-//   cmake --preset learner && cmake --build --preset learner
-//   ctest --preset learner -L exercise_07a
-//   build/learner/lessons/07_verse/check_verse 床前明月光，疑是地上霜。举头望明月，低头思故乡。
+// poem. They run the reference solution (solution/line_tones.cpp) unless started
+// with --yours 07a; then YOUR file exercise/line_tones.cpp, whose comment says
+// exactly what it must do. Check yours with
+//   cmake --build --preset release
+//   ctest --preset yours -L '^yours_07a$'
+//   build/release/lessons/07_verse/check_verse --yours 07a 床前明月光，疑是地上霜。举头望明月，低头思故乡。
 #pragma once
 
 #include <cstddef>
@@ -23,3 +22,14 @@ namespace tang::mine {
 std::vector<std::size_t> tone_mismatches(std::span<const Tone> line, std::span<const Tone> pattern);
 
 }  // namespace tang::mine
+
+// The reference solution's (solution/line_tones.cpp).
+namespace tang::reference {
+std::vector<std::size_t> tone_mismatches(std::span<const Tone> line, std::span<const Tone> pattern);
+}  // namespace tang::reference
+
+// What the lesson and check_verse call: the reference solution's, or with --yours 07a yours, checked
+// against it at every call (line_tones_switch.cpp, common/exercise_code.hpp).
+namespace tang {
+std::vector<std::size_t> tone_mismatches(std::span<const Tone> line, std::span<const Tone> pattern);
+}  // namespace tang

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace tang::mine {
+namespace tang::reference {
 
 std::vector<BeamChoice> beam_step(std::span<const double> scores,
                                   std::span<const std::vector<float>> log_probs,
@@ -44,4 +44,4 @@ std::vector<BeamChoice> beam_step(std::span<const double> scores,
   return extensions;
 }
 
-}  // namespace tang::mine
+}  // namespace tang::reference

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace tang::mine {
+namespace tang::reference {
 
 std::vector<std::size_t> tone_mismatches(std::span<const Tone> line,
                                          std::span<const Tone> pattern) {
@@ -24,4 +24,4 @@ std::vector<std::size_t> tone_mismatches(std::span<const Tone> line,
   return wrong;
 }
 
-}  // namespace tang::mine
+}  // namespace tang::reference

@@ -2,13 +2,12 @@
 // sequences, each with its own cache and its own length.
 //
 // batched_forward.cpp calls this in every layer of a batched decoding step:
-// the default build compiles the reference solution
-// (solution/batched_attention.cpp), the `learner` preset YOUR file
-// exercise/batched_attention.cpp, whose comment says exactly what it must do.
-// Check yours with
-//   cmake --preset learner && cmake --build --preset learner
-//   ctest --preset learner -L exercise_08b
-//   build/learner/lessons/08_many_poems/lesson_08_many_poems --section 8
+// it runs the reference solution (solution/batched_attention.cpp) unless the
+// lesson is started with --yours 08b; then YOUR file exercise/batched_attention.cpp,
+// whose comment says exactly what it must do. Check yours with
+//   cmake --build --preset release
+//   ctest --preset yours -L '^yours_08b$'
+//   build/release/lessons/08_many_poems/lesson_08_many_poems --yours 08b --section 8
 #pragma once
 
 #include <cstddef>
@@ -20,10 +19,15 @@ void batched_attention(float* out, const float* qkv, float* const* k_caches, flo
 
 }  // namespace tang::mine
 
-// The same function as the reference solution has it (solution/, compiled a second
-// time as tang::reference): in the learner build forward_batch runs both and names
-// the first poem, position and layer where yours differs (batched_attention_check.hpp).
+// The reference solution's (solution/batched_attention.cpp).
 namespace tang::reference {
 void batched_attention(float* out, const float* qkv, float* const* k_caches, float* const* v_caches,
                        const std::size_t* lengths, std::size_t B, std::size_t C, std::size_t NH);
 }  // namespace tang::reference
+
+// What the lessons call: the reference solution's, or with --yours 08b yours, checked
+// against it at every call (batched_attention_switch.cpp, common/exercise_code.hpp).
+namespace tang {
+void batched_attention(float* out, const float* qkv, float* const* k_caches, float* const* v_caches,
+                       const std::size_t* lengths, std::size_t B, std::size_t C, std::size_t NH);
+}  // namespace tang

@@ -8,7 +8,7 @@
 
 #include "ops.hpp"
 
-namespace tang::mine {
+namespace tang::reference {
 
 void batched_attention(float* out, const float* qkv, float* const* k_caches, float* const* v_caches,
                        const std::size_t* lengths, std::size_t B, std::size_t C, std::size_t NH) {
@@ -23,4 +23,4 @@ void batched_attention(float* out, const float* qkv, float* const* k_caches, flo
   }
 }
 
-}  // namespace tang::mine
+}  // namespace tang::reference

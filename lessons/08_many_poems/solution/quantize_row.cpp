@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace tang::mine {
+namespace tang::reference {
 
 namespace {
 
@@ -44,4 +44,4 @@ void dequantize_row(const std::int8_t* quants, const float* scales, std::size_t 
     x[i] = static_cast<float>(quants[i]) * scales[i / kQuantBlock];
 }
 
-}  // namespace tang::mine
+}  // namespace tang::reference

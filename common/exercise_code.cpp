@@ -1,0 +1,158 @@
+#include "exercise_code.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <set>
+
+#include "errors.hpp"
+
+namespace tang {
+
+namespace {
+
+constexpr std::array<std::string_view, 11> kExercises{"02",  "03",  "03b", "05",  "06a", "06b",
+                                                      "06c", "07a", "07b", "08a", "08b"};
+
+// What --yours chose; one program, one choice, made before any work starts.
+struct Choice {
+  std::set<std::string, std::less<>> yours;
+  bool compare = true;
+  const Tokenizer* names = nullptr;
+  std::ostream* report = &std::cerr;
+};
+Choice& choice() {
+  static Choice c;
+  return c;
+}
+
+std::string scientific(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", x);
+  return text;
+}
+
+}  // namespace
+
+void choose_exercise_code(const std::string& yours, bool compare, std::ostream* report) {
+  Choice c;
+  c.compare = compare, c.report = report ? report : &std::cerr;
+  if (yours == "all") c.yours.insert(kExercises.begin(), kExercises.end());
+  for (std::size_t from = 0; !yours.empty() && yours != "all" && from <= yours.size();) {
+    const std::size_t comma = std::min(yours.find(',', from), yours.size());
+    const std::string id = yours.substr(from, comma - from);  // "" between two commas
+    if (std::find(kExercises.begin(), kExercises.end(), id) == kExercises.end()) {
+      throw BadOption("--yours " + yours + ": '" + id +
+                      "' is not an exercise; give 'all' or some of 02, 03, 03b, 05, 06a, 06b, "
+                      "06c, 07a, 07b, 08a, 08b separated by commas");
+    }
+    c.yours.insert(id);
+    from = comma + 1;
+  }
+  choice() = std::move(c);
+}
+
+void name_characters_with(const Tokenizer* names) {
+  choice().names = names;
+}
+
+bool runs_yours(std::string_view exercise) {
+  return choice().yours.count(exercise) > 0;
+}
+
+std::span<const std::string_view> exercise_ids() {
+  return kExercises;
+}
+
+std::string exercise_code_line() {
+  const auto& yours = choice().yours;
+  if (yours.empty()) {
+    return "exercise code: the reference solutions (lessons/*/solution/); --yours runs yours";
+  }
+  std::string ids;
+  for (std::string_view id : kExercises) {
+    if (yours.count(id)) ids += (ids.empty() ? "" : ", ") + std::string(id);
+  }
+  return "exercise code: YOURS for " + ids +
+         " (lessons/*/exercise/), checked against the reference solutions";
+}
+
+std::string character_name(TokenId id) {
+  const Tokenizer* names = choice().names;
+  if (names == nullptr || id < 0 || static_cast<std::size_t>(id) >= names->size()) {
+    return "id " + std::to_string(id);
+  }
+  const std::string& c = names->character(id);
+  return c == "\n" ? "⏎" : show_invisible(c);
+}
+
+bool ExerciseSwitch::compares() {
+  ++calls_;
+  return choice().compare && !reported_;
+}
+
+void ExerciseSwitch::check(const Verdict& verdict, const std::string& inputs) {
+  if (verdict.kind == Verdict::kSame || reported_) return;
+  reported_ = true;
+  const std::string exercise(exercise_);
+  *choice().report << "note: exercise " << exercise << " (" << function_ << ", call " << calls_
+                   << " of the run" << (inputs.empty() ? "" : ": " + inputs) << "): "
+                   << (verdict.kind == Verdict::kRounding
+                           ? "yours and the reference solution differ only by rounding ("
+                           : "yours and the reference solution disagree (")
+                   << verdict.detail << "); your tests: ctest --preset yours -L '^yours_"
+                   << exercise << "$'\n";
+}
+
+Verdict compare_floats(std::span<const float> yours, std::span<const float> theirs,
+                       float rounding) {
+  if (yours.size() != theirs.size()) {
+    return {Verdict::kDisagrees,
+            std::to_string(yours.size()) + " values against " + std::to_string(theirs.size())};
+  }
+  double largest = 0.0;
+  std::size_t where = 0;
+  bool same_bits = true;
+  for (std::size_t i = 0; i < yours.size(); ++i) {
+    same_bits = same_bits && std::memcmp(&yours[i], &theirs[i], sizeof(float)) == 0;
+    const double gap = std::fabs(static_cast<double>(yours[i]) - static_cast<double>(theirs[i]));
+    if (!(gap <= largest)) largest = std::isnan(gap) ? INFINITY : gap, where = i;  // NaN: worst
+  }
+  if (same_bits) return {};
+  const std::string at = "value " + std::to_string(where) + ": yours " + scientific(yours[where]) +
+                         ", theirs " + scientific(theirs[where]);
+  if (largest <= static_cast<double>(rounding)) {
+    return {Verdict::kRounding, "up to " + scientific(largest) + " apart, at " + at};
+  }
+  return {Verdict::kDisagrees, at};
+}
+
+Verdict compare_exactly(bool equal, const std::string& what) {
+  if (equal) return {};
+  return {Verdict::kDisagrees, what};
+}
+
+Verdict compare_draws(TokenId yours, TokenId theirs, float coin,
+                      const std::function<TokenId(float)>& theirs_with) {
+  if (yours == theirs) return {};
+  constexpr float kStep = 1.0f / 16777216.0f;  // 2^-24: coins are multiples of it
+  constexpr int kReach = 1678;                 // 1678 steps: 1e-4
+  const std::string drawn = "coin " + scientific(coin) + ": yours " + character_name(yours) +
+                            ", theirs " + character_name(theirs);
+  for (int step = 1; step <= kReach; ++step) {
+    for (const float sign : {-1.0f, 1.0f}) {
+      const float moved = coin + sign * static_cast<float>(step) * kStep;
+      if (moved >= 0.0f && moved < 1.0f && theirs_with(moved) == yours) {
+        return {Verdict::kRounding, drawn + "; a coin " + scientific(step * kStep) +
+                                        " away makes theirs " + character_name(yours) + " too"};
+      }
+    }
+  }
+  return {Verdict::kDisagrees,
+          drawn + "; no coin within 1e-04 makes theirs " + character_name(yours)};
+}
+
+}  // namespace tang

@@ -1,0 +1,92 @@
+// exercise_code.hpp: which code each exercise runs, and where yours first parts
+// from the reference solution.
+//
+// Every build compiles each exercise twice: your file (lessons/NN_x/exercise/,
+// namespace tang::mine) and the reference solution (solution/, tang::reference).
+// The lessons call neither directly. They call the exercise's switch, a function
+// of the same name in namespace tang (for example tang::top_p_filter, in
+// lessons/03_topk_topp/top_p_switch.cpp), which runs
+//
+//   - the reference solution, by default;
+//   - yours, when the program was started with --yours (every exercise) or
+//     --yours 03,06a (those), and then the reference too, on copies of the same
+//     inputs, comparing the two answers with the exercise's own comparator.
+//
+// At the first difference of each exercise function it prints one note on stderr,
+// and none after it:
+//
+//   note: exercise 03 (top_p_filter, call 14 of the run: p 0.9): yours and the
+//   reference solution differ only by rounding (up to 2.98e-08 apart); your
+//   tests: ctest --preset yours -L '^yours_03$'
+//
+// or "... disagree: <what differs>". The lesson goes on with your answer.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <iosfwd>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "tokenizer.hpp"
+
+namespace tang {
+
+// --yours: "" for none, "all", or exercise ids separated by commas ("03,06a").
+// `compare`: run the reference beside yours (the lessons; the tests check yours
+// alone). Throws BadOption naming an id that is not an exercise.
+void choose_exercise_code(const std::string& yours, bool compare = true,
+                          std::ostream* report = nullptr);  // null: std::cerr
+
+// The model's tokenizer, so that notes show characters rather than ids.
+void name_characters_with(const Tokenizer* names);
+
+bool runs_yours(std::string_view exercise);
+
+// What a lesson prints under its title: whose code it runs.
+std::string exercise_code_line();
+
+// The exercises, in lesson order: "02", "03", "03b", ... "08b".
+std::span<const std::string_view> exercise_ids();
+
+// A comparator's answer: the same, different only by rounding, or disagreeing,
+// with a few words on what differs ("up to 2.98e-08 apart", "yours 月, theirs 风").
+struct Verdict {
+  enum Kind { kSame, kRounding, kDisagrees } kind = kSame;
+  std::string detail;
+};
+
+// The switch of one exercise function: whose code to run, and the one note.
+class ExerciseSwitch {
+ public:
+  ExerciseSwitch(std::string_view exercise, std::string_view function)
+      : exercise_(exercise), function_(function) {}
+
+  bool yours() const { return runs_yours(exercise_); }
+  // Run the reference beside yours this call? (until the first note)
+  bool compares();
+  // After both ran: prints the note if `verdict` is the first difference.
+  void check(const Verdict& verdict, const std::string& inputs);
+
+ private:
+  std::string_view exercise_, function_;
+  std::size_t calls_ = 0;
+  bool reported_ = false;
+};
+
+// Comparators. Floats: bit for bit the same, or every value within `rounding`
+// (absolute) of the reference's, or not.
+Verdict compare_floats(std::span<const float> yours, std::span<const float> theirs, float rounding);
+// Values that are right or wrong (ids, counts, masks): `what` names the
+// difference when they are not equal.
+Verdict compare_exactly(bool equal, const std::string& what);
+// Characters drawn with `coin`: the same; or the reference draws yours with a
+// coin at most 1e-4 away (a running sum rounded in another order moves a border
+// between two characters that far, a real mistake much further); or not.
+Verdict compare_draws(TokenId yours, TokenId theirs, float coin,
+                      const std::function<TokenId(float coin)>& theirs_with);
+// A character as notes show it: 月, ⏎, or "id 12" without a tokenizer.
+std::string character_name(TokenId id);
+
+}  // namespace tang

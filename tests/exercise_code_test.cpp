@@ -1,0 +1,110 @@
+// exercise_code_test: --yours and the comparison of yours with the reference
+// solutions (common/exercise_code.hpp), on answers worked out by hand.
+#include "exercise_code.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "errors.hpp"
+
+namespace {
+
+using tang::Verdict;
+
+struct ChoiceReset : ::testing::Test {
+  ~ChoiceReset() override { tang::choose_exercise_code(""); }
+};
+
+using YoursFlag = ChoiceReset;
+
+TEST_F(YoursFlag, ChoosesAllSomeOrNone) {
+  tang::choose_exercise_code("");
+  EXPECT_FALSE(tang::runs_yours("03"));
+  EXPECT_EQ(tang::exercise_code_line().rfind("exercise code: the reference solutions", 0), 0u);
+  tang::choose_exercise_code("all");
+  for (std::string_view id : tang::exercise_ids()) EXPECT_TRUE(tang::runs_yours(id)) << id;
+  tang::choose_exercise_code("03,06a");
+  EXPECT_TRUE(tang::runs_yours("03"));
+  EXPECT_TRUE(tang::runs_yours("06a"));
+  EXPECT_FALSE(tang::runs_yours("03b"));
+  EXPECT_NE(tang::exercise_code_line().find("YOURS for 03, 06a"), std::string::npos)
+      << tang::exercise_code_line();
+}
+
+TEST_F(YoursFlag, RefusesWhatIsNotAnExercise) {
+  for (const char* bad : {"04", "03,", "3", "03,xx", ",03", "all,03"}) {
+    try {
+      tang::choose_exercise_code(bad);
+      ADD_FAILURE() << "--yours " << bad << " was taken";
+    } catch (const tang::BadOption& e) {
+      EXPECT_NE(std::string(e.what()).find("--yours"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(CompareFloats, SameBitsRoundingOrDisagreement) {
+  const std::vector<float> theirs{0.5f, 0.25f, 0.25f};
+  EXPECT_EQ(tang::compare_floats(theirs, theirs, 0.0f).kind, Verdict::kSame);
+  const std::vector<float> nudged{0.5f, 0.25f + 3e-8f, 0.25f};
+  EXPECT_EQ(tang::compare_floats(nudged, theirs, 1e-6f).kind, Verdict::kRounding);
+  EXPECT_EQ(tang::compare_floats(nudged, theirs, 0.0f).kind, Verdict::kDisagrees);
+  const std::vector<float> wrong{0.5f, 0.5f, 0.0f};
+  const Verdict v = tang::compare_floats(wrong, theirs, 1e-6f);
+  EXPECT_EQ(v.kind, Verdict::kDisagrees);
+  EXPECT_NE(v.detail.find("value 1"), std::string::npos) << v.detail;  // the first largest gap
+  const std::vector<float> nan{0.5f, std::nanf(""), 0.25f};
+  EXPECT_EQ(tang::compare_floats(nan, theirs, 1.0f).kind, Verdict::kDisagrees);
+  EXPECT_EQ(tang::compare_floats({theirs.data(), 2}, theirs, 1.0f).kind, Verdict::kDisagrees);
+}
+
+// A reference draw with its border between ids 0 and 1 at 0.5.
+tang::TokenId border_at_half(float coin) {
+  return coin < 0.5f ? 0 : 1;
+}
+
+TEST(CompareDraws, ANearbyCoinIsRoundingAFarOneIsNot) {
+  EXPECT_EQ(tang::compare_draws(0, 0, 0.3f, border_at_half).kind, Verdict::kSame);
+  // yours put the border 2^-20 lower: a coin just above it is yours 1, theirs 0
+  const float coin = 0.5f - 1.0f / 4194304.0f;
+  EXPECT_EQ(tang::compare_draws(1, border_at_half(coin), coin, border_at_half).kind,
+            Verdict::kRounding);
+  // the border 0.1 away: no coin within 1e-4 makes theirs yours
+  const Verdict far = tang::compare_draws(1, 0, 0.4f, border_at_half);
+  EXPECT_EQ(far.kind, Verdict::kDisagrees);
+  EXPECT_NE(far.detail.find("no coin within 1e-04"), std::string::npos) << far.detail;
+}
+
+using OneNote = ChoiceReset;
+
+TEST_F(OneNote, TheFirstDifferenceOnlyWithTheCommandToRun) {
+  std::ostringstream notes;
+  tang::choose_exercise_code("03", /*compare=*/true, &notes);
+  tang::ExerciseSwitch use("03", "top_p_filter");
+  ASSERT_TRUE(use.yours());
+  ASSERT_TRUE(use.compares());
+  use.check({}, "p 0.90");  // the same: no note
+  EXPECT_EQ(notes.str(), "");
+  ASSERT_TRUE(use.compares());
+  use.check({Verdict::kRounding, "up to 3e-08 apart"}, "p 0.90");
+  const std::string note = notes.str();
+  EXPECT_EQ(note.rfind("note: exercise 03 (top_p_filter, call 2 of the run: p 0.90): ", 0), 0u)
+      << note;
+  EXPECT_NE(note.find("only by rounding (up to 3e-08 apart)"), std::string::npos) << note;
+  EXPECT_NE(note.find("ctest --preset yours -L '^yours_03$'"), std::string::npos) << note;
+  EXPECT_FALSE(use.compares()) << "after its note the switch stops running the reference";
+  use.check({Verdict::kDisagrees, "again"}, "");
+  EXPECT_EQ(notes.str(), note) << "one note per function";
+}
+
+TEST_F(OneNote, NoneWhenTheTestsJudgeAlone) {
+  tang::choose_exercise_code("03", /*compare=*/false);
+  tang::ExerciseSwitch use("03", "top_p_filter");
+  EXPECT_TRUE(use.yours());
+  EXPECT_FALSE(use.compares());
+}
+
+}  // namespace
