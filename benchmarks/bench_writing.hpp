@@ -69,7 +69,7 @@ inline void time_writing(benchmark::State& state, const GPT& model, Path path, b
     context = ids(model, "\n");
     Rng rng(42);
     benchmark::DoNotOptimize(
-        write(*predictor, context, pick, rng, n, /*stop_at_newline=*/false).data());
+        write(*predictor, context, pick, rng, n, /*stop_after=*/std::nullopt).data());
   }
   clock.finish(state, static_cast<double>(n), "chars_per_s");
 }

@@ -33,7 +33,7 @@ std::span<const float> require_finite(std::span<const float> logits) {
 }
 
 std::vector<TokenId> write(Predictor& predictor, std::vector<TokenId>& context, const Picker& pick,
-                           Rng& rng, std::size_t max_new, bool stop_at_newline) {
+                           Rng& rng, std::size_t max_new, std::optional<TokenId> stop_after) {
   std::vector<TokenId> written;
   std::vector<float> logits;
   context.reserve(context.size() + max_new);  // no reallocation while writing
@@ -43,7 +43,7 @@ std::vector<TokenId> write(Predictor& predictor, std::vector<TokenId>& context, 
     const TokenId next = pick(logits, written.size(), rng);
     context.push_back(next);
     written.push_back(next);
-    if (stop_at_newline && next == 0) break;  // id 0 is the newline that ends a poem
+    if (next == stop_after) break;  // a poem's newline
   }
   return written;
 }
@@ -51,8 +51,9 @@ std::vector<TokenId> write(Predictor& predictor, std::vector<TokenId>& context, 
 std::string write_poem(Predictor& predictor, const Tokenizer& tokenizer, const std::string& opening,
                        const Picker& pick, Rng& rng, std::size_t max_chars) {
   std::vector<TokenId> context = tokenizer.encode("\n" + opening);
-  std::vector<TokenId> poem = write(predictor, context, pick, rng, max_chars, true);
-  if (!poem.empty() && poem.back() == 0) poem.pop_back();
+  const TokenId newline = tokenizer.newline();
+  std::vector<TokenId> poem = write(predictor, context, pick, rng, max_chars, newline);
+  if (!poem.empty() && poem.back() == newline) poem.pop_back();
   return opening + tokenizer.decode(poem);
 }
 

@@ -7,7 +7,9 @@
 // model again at every step; lesson 06 adds one that remembers (the KV cache).
 #pragma once
 
+#include <concepts>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -49,10 +51,15 @@ std::span<const TokenId> crop_to_context(std::span<const TokenId> context, std::
 // `written` is how many characters this call of write() has produced so far.
 using Picker = std::function<TokenId(std::span<float> logits, std::size_t written, Rng& rng)>;
 
-// Appends up to max_new characters to `context`; stops after a newline when
-// stop_at_newline. Returns the characters written.
+// Appends up to max_new characters to `context`; stops after writing `stop_after`
+// when given (a poem's newline: tokenizer.newline()). Returns the characters written.
 std::vector<TokenId> write(Predictor& predictor, std::vector<TokenId>& context, const Picker& pick,
-                           Rng& rng, std::size_t max_new, bool stop_at_newline);
+                           Rng& rng, std::size_t max_new, std::optional<TokenId> stop_after);
+// (true or false would pass as an id: say which id, or std::nullopt)
+template <class Bool>
+requires std::same_as<Bool, bool> std::vector<TokenId> write(Predictor&, std::vector<TokenId>&,
+                                                             const Picker&, Rng&, std::size_t, Bool)
+= delete;
 
 // A poem from scratch (after a newline) or after `opening`: the opening plus
 // what the model writes, up to its newline or `max_chars` new characters.

@@ -43,6 +43,12 @@ std::optional<TokenId> Tokenizer::find(std::string_view character) const {
   return it->second;
 }
 
+TokenId Tokenizer::newline() const {
+  if (const auto id = find("\n")) return *id;
+  throw UserError(
+      "this vocabulary has no newline, which ends every poem: use a model trained on the poems");
+}
+
 std::vector<TokenId> Tokenizer::encode(std::string_view text) const {
   std::vector<TokenId> ids;
   ids.reserve(text.size() / 3 + 1);

@@ -1,8 +1,9 @@
 // tokenizer.hpp: characters to ids and back.
 //
-// Our model reads one character per token. The vocabulary is the newline
-// (id 0, it separates poems) followed by every other corpus character sorted
-// by code point, so the same corpus always gives the same ids.
+// Our model reads one character per token. A vocabulary built from a corpus is
+// the newline (it separates poems) followed by every other corpus character
+// sorted by code point, so the same corpus always gives the same ids. Code that
+// needs the newline asks newline(); it never assumes an id.
 #pragma once
 
 #include <optional>
@@ -30,6 +31,10 @@ class Tokenizer {
 
   // The id of one character, or nothing when the model never saw it.
   std::optional<TokenId> find(std::string_view character) const;
+
+  // The id of "\n", the character that ends every poem. Throws UserError when the
+  // vocabulary has none (a model that cannot end a poem).
+  TokenId newline() const;
 
   // Text to ids. Throws UserError naming the first character not in the vocabulary.
   std::vector<TokenId> encode(std::string_view text) const;

@@ -218,7 +218,7 @@ std::vector<TokenId> write_with(tang::Predictor& predictor, const tang::Sampling
                                 std::uint64_t seed, std::size_t n) {
   tang::Rng rng(seed);
   std::vector<TokenId> context = {0};
-  return tang::write(predictor, context, tang::sampling_picker(s), rng, n, false);
+  return tang::write(predictor, context, tang::sampling_picker(s), rng, n, std::nullopt);
 }
 
 TEST_F(TinyCache, GenerationIsTheSameWithAndWithoutCachePastTheContext) {
@@ -273,7 +273,7 @@ TEST(ShippedModel, SameTextWithAndWithoutCache) {
   auto run = [&](tang::Predictor& predictor) {
     tang::Rng rng(2024);
     std::vector<TokenId> context = model.tokenizer().encode("\n床前明月光，");
-    tang::write(predictor, context, tang::sampling_picker({1.0f, 0, 1.0f}), rng, 120, false);
+    tang::write(predictor, context, tang::sampling_picker({1.0f, 0, 1.0f}), rng, 120, std::nullopt);
     return model.tokenizer().decode(context);
   };
   tang::CachedPredictor with(model);

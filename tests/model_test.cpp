@@ -197,14 +197,14 @@ TEST_F(TinyModel, WriteAppendsAndStopsAtTheNewline) {
     return written == 4 ? TokenId{0} : static_cast<TokenId>((3 + written) % 11);
   };
   std::vector<TokenId> context = {0, 1};
-  const auto written = tang::write(predictor, context, pick, rng, 10, true);
+  const auto written = tang::write(predictor, context, pick, rng, 10, TokenId{0});
   EXPECT_EQ(written, (std::vector<TokenId>{3, 4, 5, 6, 0}));
   EXPECT_EQ(context, (std::vector<TokenId>{0, 1, 3, 4, 5, 6, 0}));
   std::vector<TokenId> again = {0, 1};
-  EXPECT_EQ(tang::write(predictor, again, pick, rng, 10, false).size(), 10u)
-      << "without stop_at_newline it writes max_new characters";
+  EXPECT_EQ(tang::write(predictor, again, pick, rng, 10, std::nullopt).size(), 10u)
+      << "without stop_after it writes max_new characters";
   std::vector<TokenId> short_context = {0};
-  EXPECT_EQ(tang::write(predictor, short_context, pick, rng, 2, true).size(), 2u);
+  EXPECT_EQ(tang::write(predictor, short_context, pick, rng, 2, TokenId{0}).size(), 2u);
 
   // write_poem: the opening plus what is written, without the final newline
   tang::Rng poem_rng(1);

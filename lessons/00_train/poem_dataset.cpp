@@ -85,6 +85,7 @@ PoemDataset load_poem_dataset(const std::string& path) {
   }
 
   PoemDataset data{Tokenizer::from_corpus(text), {}, {}, 0, 0};
+  const TokenId newline = data.tokenizer.newline();
   std::size_t poem = 0;
   for (std::size_t begin = 0; begin < text.size();) {
     std::size_t end = text.find('\n', begin);
@@ -93,7 +94,7 @@ PoemDataset load_poem_dataset(const std::string& path) {
     if (!line.empty()) {
       std::vector<TokenId>& stream = poem % 20 == 0 ? data.heldout : data.train;
       for (TokenId id : data.tokenizer.encode(line)) stream.push_back(id);
-      stream.push_back(0);  // the newline that ends every poem
+      stream.push_back(newline);  // the newline that ends every poem
       (poem % 20 == 0 ? data.heldout_poems : data.train_poems) += 1;
       poem += 1;
     }

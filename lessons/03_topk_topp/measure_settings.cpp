@@ -236,7 +236,7 @@ int measure(const Options& o) {
       Scores s;
       const std::string poem =
           write_poem(predictor, tokenizer, "", scored(setting.pick, s), rng, kLength);
-      tally.add(poem, s.last == 0, s.log_p, s.characters, corpus.training_lines);
+      tally.add(poem, s.last == tokenizer.newline(), s.log_p, s.characters, corpus.training_lines);
     }
     std::cout << row(o, setting.name, tally) << std::endl;  // a row as soon as it is done
   }
@@ -244,7 +244,7 @@ int measure(const Options& o) {
   for (const std::string& poem : corpus.held_out) {
     // the model scores the poem's own characters, then its newline
     std::vector<TokenId> ids = tokenizer.encode(poem);
-    ids.push_back(0);
+    ids.push_back(tokenizer.newline());
     const Picker the_poem = [&ids](std::span<float>, std::size_t written, Rng&) {
       return ids[written];
     };

@@ -34,7 +34,7 @@ std::string write_acrostic(Predictor& predictor, const Tokenizer& tokenizer,
     }
     context.push_back(
         *tokenizer.find(head_characters[line]));  // forced: the line starts with the head
-    write(predictor, context, pick, rng, chars_per_line - 1, /*stop_at_newline=*/false);
+    write(predictor, context, pick, rng, chars_per_line - 1, /*stop_after=*/std::nullopt);
     context.push_back(tokenizer.encode(line % 2 == 0 ? "，" : "。")[0]);  // we add the punctuation
   }
   return tokenizer.decode(std::vector<TokenId>(context.begin() + 1, context.end()));

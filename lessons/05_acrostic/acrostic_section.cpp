@@ -45,7 +45,7 @@ void show_acrostics(LessonContext& c) {
     std::vector<TokenId> written =
         write_under_masks(predictor, tokenizer, mask, settings, mask_rng, /*max_chars=*/40);
     const std::string problem = qiyan_jueju_problem(tokenizer, written);
-    if (!written.empty() && written.back() == 0) written.pop_back();
+    if (!written.empty() && written.back() == tokenizer.newline()) written.pop_back();
     c.out << "    " << tokenizer.decode(written) << "   "
           << (problem.empty() ? "(form OK)" : "(NOT a 七言绝句: " + problem + ")") << "\n";
   }

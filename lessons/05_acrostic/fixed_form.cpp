@@ -24,7 +24,7 @@ std::vector<TokenId> write_under_masks(Predictor& predictor, const Tokenizer& to
     return next;
   };
   std::vector<TokenId> context = tokenizer.encode("\n");
-  return write(predictor, context, pick, rng, max_chars, /*stop_at_newline=*/true);
+  return write(predictor, context, pick, rng, max_chars, tokenizer.newline());
 }
 
 std::string qiyan_jueju_problem(const Tokenizer& tokenizer, const std::vector<TokenId>& written) {

@@ -23,7 +23,7 @@ TimedText write_chars(const GPT& model, bool use_cache, std::size_t n,
   std::vector<TokenId> context = model.tokenizer().encode("\n");
   const auto start = std::chrono::steady_clock::now();
   TimedText result;
-  result.ids = write(*predictor, context, pick, rng, n, /*stop_at_newline=*/false);
+  result.ids = write(*predictor, context, pick, rng, n, /*stop_after=*/std::nullopt);
   result.milliseconds =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;

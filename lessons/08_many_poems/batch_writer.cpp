@@ -51,6 +51,7 @@ BatchedPoems write_batched(const GPT& model, const StoredWeights& weights,
   for (std::size_t i = 0; i < seeds.size(); ++i) waiting.push_back(i);
   std::vector<Poem> active;
   std::vector<float> logits;
+  const TokenId newline = tokenizer.newline();  // ends a poem
   while (!waiting.empty() || !active.empty()) {
     while (active.size() < batch && !waiting.empty()) {  // a free place: the next poem joins
       const std::size_t i = waiting.front();
@@ -75,12 +76,12 @@ BatchedPoems write_batched(const GPT& model, const StoredWeights& weights,
       p.next = sample_next(logits, settings, p.rng);
       p.written.push_back(p.next);
       ++out.characters;
-      const bool ended = p.next == 0 || p.written.size() == max_chars;  // id 0: the newline
+      const bool ended = p.next == newline || p.written.size() == max_chars;
       if (!ended) {
         still.push_back(std::move(p));
         continue;
       }
-      if (p.written.back() == 0) p.written.pop_back();
+      if (p.written.back() == newline) p.written.pop_back();
       out.poems[p.index] = opening + tokenizer.decode(p.written);
     }
     active = std::move(still);

@@ -147,7 +147,7 @@ TEST(Exercise05, EveryPoemIsAQiyanJueju) {
       std::vector<TokenId> context = tokenizer.encode("\n");
       // 40 characters of room: a poem that does not stop after 33 is caught too
       const std::vector<TokenId> poem =
-          tang::write(predictor, context, pick, rng, 40, /*stop_at_newline=*/true);
+          tang::write(predictor, context, pick, rng, 40, tokenizer.newline());
       const std::string problem = tang::qiyan_jueju_problem(tokenizer, poem);
       ASSERT_EQ(problem, "") << "seed " << seed << ", T = " << num(s.temperature)
                              << ", top-k = " << s.top_k << ": the model wrote \""
