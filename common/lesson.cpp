@@ -13,7 +13,7 @@
 namespace tang {
 
 int run_lesson(int argc, char** argv, const std::string& name, const std::string& description,
-               const std::vector<Section>& sections, const ExtraFlags& extra) {
+               const std::vector<Section>& sections) {
   CLI::App app{description, name};
   LessonFlags flags;
   add_lesson_flags(app, flags);
@@ -21,7 +21,9 @@ int run_lesson(int argc, char** argv, const std::string& name, const std::string
   app.add_option("--section", only,
                  "run only section N, numbered as in the whole lesson (its text is the same)")
       ->check(CLI::Range(std::size_t{1}, sections.size()));
-  if (extra.declare) extra.declare(app);
+  for (const Section& s : sections) {
+    if (s.declare) s.declare(app);
+  }
   return run_program(argc, argv, app, [&] {
     const LessonOptions options = check_lesson_options(flags);
     choose_exercise_code(options.yours);  // --yours: the learner's code, checked
@@ -32,7 +34,9 @@ int run_lesson(int argc, char** argv, const std::string& name, const std::string
       check_vocabulary_has(model, options.checkpoint, sections[i].needs(options),
                            "section " + std::to_string(i + 1) + " (" + sections[i].title + ")");
     }
-    if (extra.check) extra.check(model, options);  // the lesson's own flags, on a model it can use
+    for (const Section& s : sections) {
+      if (s.prepare) s.prepare(model, options);  // its own flags, on a model it can use
+    }
     // every flag is good: from here on the lesson prints
     std::cout << name << ": " << model.config().describe() << ", seed " << options.seed << "\n"
               << exercise_code_line() << "\n";
@@ -96,14 +100,6 @@ void print_poems(LessonContext& c, const Picker& pick, std::size_t count) {
         write_poem(predictor, c.model.tokenizer(), "", step, rng, c.options.length);
     c.out << "    " << poem << "\n";
   }
-}
-
-std::string label(float value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.7g", static_cast<double>(value));
-  std::string s = text;
-  if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  return s;
 }
 
 std::string printable(const std::string& character) {

@@ -6,11 +6,13 @@
 //   return run_lesson(argc, argv, "lesson_02_temperature", "Lesson 02: temperature",
 //                     {probabilities_section(), temperature_section()});
 //
-// run_lesson parses and checks every flag and loads the model BEFORE the first
-// line is printed, prints which exercise code this build runs (the reference
-// solutions, or your files under the `learner` preset), then runs each
-// section. A section that needs an exercise you have not done yet prints the
-// stub's "not implemented yet" line instead, and the next section runs.
+// A section declares its own flags (lesson 07's --form), prepares (checks them
+// against the loaded model) and runs. run_lesson declares every section's flags,
+// parses, loads the model and prepares every section BEFORE the first line is
+// printed, prints which exercise code runs (the reference solutions, or yours
+// with --yours), then runs each section. A section that needs an exercise you
+// have not done yet prints the stub's "not implemented yet" line instead, and
+// the next section runs.
 #pragma once
 
 #include <functional>
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "generate.hpp"
+#include "number_text.hpp"  // label
 #include "options.hpp"
 #include "trace.hpp"
 
@@ -46,18 +49,16 @@ struct Section {
   // default prompts, punctuation, ...), checked against the model's vocabulary
   // before the lesson starts.
   std::function<std::string(const LessonOptions&)> needs;
-};
-
-// Flags of one lesson only, on top of the ones every lesson takes (options.hpp):
-// lesson 07's --form, --rhyme and --beam.
-struct ExtraFlags {
-  std::function<void(CLI::App&)> declare;  // adds the flags, before parsing
-  // After the model is loaded and before anything is printed; throws BadOption.
-  std::function<void(const GPT&, const LessonOptions&)> check;
+  // Its own flags, on top of the ones every lesson takes (options.hpp), added
+  // before parsing; none when empty.
+  std::function<void(CLI::App&)> declare = {};
+  // After the model is loaded and before anything is printed: checks its flags
+  // against the model and the lesson's options; throws BadOption.
+  std::function<void(const GPT&, const LessonOptions&)> prepare = {};
 };
 
 int run_lesson(int argc, char** argv, const std::string& name, const std::string& description,
-               const std::vector<Section>& sections, const ExtraFlags& extra = {});
+               const std::vector<Section>& sections);
 
 // Throws UserError naming the first character of `text` that the model does
 // not know, the checkpoint, and `who` needs it.
@@ -77,10 +78,6 @@ void print_poems(LessonContext& context, const Picker& pick, std::size_t count);
 // The picker itself, or with --trace one that prints each step it takes as a
 // line (trace.hpp) before the poem is printed.
 Picker traced(LessonContext& context, Picker pick);
-
-// A temperature or p as a label: enough digits to tell it apart from its
-// neighbours (0.04 stays 0.04, 1e-06 stays 1e-06), at least one decimal (1.0).
-std::string label(float value);
 
 // How a character looks in a table: the newline as ⏎, invisible characters
 // escaped (errors.hpp's show_invisible).

@@ -20,6 +20,16 @@ inline std::string percent(std::size_t part, std::size_t whole) {
          "%";
 }
 
+// A temperature or p as a label: enough digits to tell it apart from its
+// neighbours (0.04 stays 0.04, 1e-06 stays 1e-06), at least one decimal (1.0).
+inline std::string label(float value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.7g", static_cast<double>(value));
+  std::string s = text;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
 // n and the thing counted, plural when n is not 1: "1 beam", "4 beams".
 inline std::string counted(std::size_t n, const std::string& thing) {
   return std::to_string(n) + " " + thing + (n == 1 ? "" : "s");

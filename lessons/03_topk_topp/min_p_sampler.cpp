@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "lesson.hpp"  // label
+#include "number_text.hpp"  // label
 #include "sampling.hpp"
 
 namespace tang {

@@ -2,7 +2,7 @@
 
 #include <xtensor/xadapt.hpp>
 
-#include "lesson.hpp"  // label
+#include "number_text.hpp"  // label
 #include "top_k.hpp"
 #include "trace.hpp"
 

@@ -12,13 +12,18 @@ namespace tang {
 
 namespace {
 
+// The default heads (春眠不觉: the start of 孟浩然's 春眠不觉晓; 学无止境: a saying) and
+// their line lengths; --heads replaces them, 7 characters a line.
+const std::vector<std::pair<std::string, std::size_t>> kDefaultHeads = {{"春眠不觉", 7},
+                                                                        {"学无止境", 5}};
+
 void show_acrostics(LessonContext& c) {
   SamplingSettings settings = writing_settings(c.options);
   settings.trace = c.trace;  // --trace: the pickers below print every step
   c.out
       << "We choose each line's first character; inside a line \"，\", \"。\" and the newline are "
          "banned (logit = -inf), and we add the punctuation ourselves:\n";
-  std::vector<std::pair<std::string, std::size_t>> requests = {{"春眠不觉", 7}, {"学无止境", 5}};
+  std::vector<std::pair<std::string, std::size_t>> requests = kDefaultHeads;
   if (!c.options.heads.empty()) {
     requests.clear();
     for (const std::string& heads : c.options.heads) requests.emplace_back(heads, 7);
@@ -53,10 +58,8 @@ void show_acrostics(LessonContext& c) {
 
 std::string needs(const LessonOptions& o) {
   std::string text = "\n，。";  // the form: line ends and the poem's end
-  for (const std::string& h :
-       o.heads.empty() ? std::vector<std::string>{"春眠不觉", "学无止境"} : o.heads) {
-    text += h;
-  }
+  for (const auto& [heads, per_line] : kDefaultHeads) text += o.heads.empty() ? heads : "";
+  for (const std::string& h : o.heads) text += h;
   return text;
 }
 

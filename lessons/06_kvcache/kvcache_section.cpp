@@ -1,8 +1,10 @@
 #include "kvcache_section.hpp"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <ostream>
 #include <vector>
 
@@ -19,27 +21,32 @@ namespace tang {
 
 namespace {
 
+// Exercise 06b's length: long enough that recomputing costs far more than at 120.
+constexpr std::size_t kContext512Chars = 400;
+
 std::string show(const Tokenizer& tokenizer, const std::vector<TokenId>& ids) {
   std::string text;
   for (TokenId id : ids) text += printable(tokenizer.character(id));
   return text;
 }
 
-void show_kv_cache(LessonContext& c) {
-  const GPT& model = c.model;
-  const SamplingSettings settings = writing_settings(c.options);
-  char line[160];
-
-  // 1. Correctness: the cache only skips repeated work, so the text must not change.
+// 1. Correctness: the cache only skips repeated work, so the text must not change.
+void show_same_text(LessonContext& c, const SamplingSettings& settings) {
   const std::size_t n = 120;
-  const TimedText without = write_chars(model, false, n, settings, c.options.seed);
-  const TimedText with = write_chars(model, true, n, settings, c.options.seed);
+  const TimedText without = write_chars(c.model, false, n, settings, c.options.seed);
+  const TimedText with = write_chars(c.model, true, n, settings, c.options.seed);
   const bool identical = without.ids == with.ids;
   c.out << "  Same seed, " << n << " characters without and with the cache: "
         << (identical ? "IDENTICAL" : "DIFFERENT (this is a bug!)") << "\n";
-  c.out << "    " << show(model.tokenizer(), with.ids) << "\n";
+  c.out << "    " << show(c.model.tokenizer(), with.ids) << "\n";
+}
 
-  // 2. Speed: without the cache, character n re-reads all n-1 before it.
+// 2. Speed: without the cache, character n re-reads all n-1 before it. Then why
+// not n/2 times faster? A step's cost is not its number of positions
+// (cost_model.hpp): reading the weights is paid once per step, however many.
+void show_speed_and_its_cost_model(LessonContext& c, const SamplingSettings& settings) {
+  const GPT& model = c.model;
+  char line[160];
   c.out
       << "\n  characters   without cache   with cache   speed-up   (median of 5 runs, 1 thread)\n";
   const std::vector<std::size_t> lengths = {32, 64, 120};
@@ -53,8 +60,6 @@ void show_kv_cache(LessonContext& c) {
     measured.push_back(slow / fast);
   }
 
-  // 2b. Why not n/2 times faster? A step's cost is not its number of positions
-  // (cost_model.hpp): reading the weights is paid once per step, however many.
   const StepCosts costs = measure_step_costs(model, model.config().block_size, 9);
   c.out << "\n  Why these speed-ups? A step over k positions costs about t1 + (k - 1) x b:\n";
   std::snprintf(
@@ -78,9 +83,12 @@ void show_kv_cache(LessonContext& c) {
   } catch (const NotImplemented& stub) {  // exercise 06c not done yet: the rest still runs
     c.out << "  " << stub.what() << "\n";
   }
+}
 
-  // 3. Memory: what the cache holds per position.
-  const GPTConfig& cfg = model.config();
+// 3. Memory: what the cache holds per position.
+void show_memory(LessonContext& c) {
+  char line[160];
+  const GPTConfig& cfg = c.model.config();
   const CacheLayout ours = layout_of(cfg);
   c.out << "\n  Cache memory of this model: 2 (k, v) x " << cfg.n_layer << " layers x "
         << cfg.n_embd
@@ -98,11 +106,15 @@ void show_kv_cache(LessonContext& c) {
                   m.attention.c_str(), human_bytes(per).c_str(), human_bytes(per * 131072).c_str());
     c.out << line;
   }
+}
 
-  // Exercise 06b: a model with context 512, where recomputing costs far more.
-  c.out << "\n  Exercise 06b: a random model with context 512, 500 characters both ways...\n";
+// Exercise 06b: a model with context 512, where recomputing costs far more.
+void show_context_512(LessonContext& c) {
+  char line[160];
+  c.out << "\n  Exercise 06b: a random model with context 512, " << kContext512Chars
+        << " characters both ways...\n";
   c.out.flush();
-  const CacheRatio r = time_block512(500, c.options.seed);
+  const CacheRatio r = time_block512(kContext512Chars, c.options.seed);
   c.out << "  " << r.config.describe() << "\n";
   std::snprintf(line, sizeof line,
                 "  without cache %.1f ms, with cache %.1f ms: %.1fx faster; same text: %s\n",
@@ -111,14 +123,38 @@ void show_kv_cache(LessonContext& c) {
   c.out << line;
 }
 
+void show_kv_cache(LessonContext& c, bool timed) {
+  const SamplingSettings settings = writing_settings(c.options);
+  show_same_text(c, settings);
+  if (timed) show_speed_and_its_cost_model(c, settings);
+  show_memory(c);
+  if (timed) {
+    show_context_512(c);
+  } else {
+    c.out << "\n  (The timings of this section, the cost model and exercise 06b's context of 512 "
+             "take seconds: lesson_06_kvcache prints them, and --timings here.)\n";
+  }
+}
+
 std::string needs(const LessonOptions&) {
   return "\n";
 }  // the text starts after a newline
 
 }  // namespace
 
-Section kv_cache_section() {
-  return {"KV cache: same text? how much faster? what does it cost?", show_kv_cache, needs};
+Section kv_cache_section(CacheTimings timings) {
+  if (timings == CacheTimings::kAlways) {
+    return {"KV cache: same text? how much faster? what does it cost?",
+            [](LessonContext& c) { show_kv_cache(c, true); }, needs};
+  }
+  auto asked = std::make_shared<bool>(false);  // --timings
+  return {"KV cache: same text? how much faster? what does it cost?",
+          [asked](LessonContext& c) { show_kv_cache(c, *asked); }, needs,
+          [asked](CLI::App& app) {
+            app.add_flag("--timings", *asked,
+                         "section 6: time the cache as lesson 06 does (its speed table, cost "
+                         "model and context of 512: about 15 s)");
+          }};
 }
 
 }  // namespace tang

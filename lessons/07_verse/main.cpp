@@ -9,11 +9,9 @@
 #include "verse_section.hpp"
 
 int main(int argc, char** argv) {
-  tang::VerseOptions verse;
   return tang::run_lesson(
       argc, argv, "lesson_07_verse", "Lesson 07: regular verse (tones, rhyme, beam search)",
       {tang::probabilities_section(), tang::temperature_section(), tang::topk_topp_section(),
-       tang::continuation_section(), tang::acrostic_section(), tang::kv_cache_section(),
-       tang::verse_section(verse)},
-      tang::verse_flags(verse));
+       tang::continuation_section(), tang::acrostic_section(),
+       tang::kv_cache_section(tang::CacheTimings::kOnRequest), tang::verse_section()});
 }

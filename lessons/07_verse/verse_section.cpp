@@ -103,72 +103,74 @@ void show_verse(LessonContext& c, const VerseOptions& o) {
       acrostic, o.beam, c.options.seed);
 }
 
-}  // namespace
-
-ExtraFlags verse_flags(VerseOptions& o) {
-  ExtraFlags flags;
-  flags.declare = [&o](CLI::App& app) {
-    app.add_option("--form", o.form_name, "section 7's form: 五绝, 七绝, 五律 or 七律")
-        ->capture_default_str();
-    app.add_option("--rhyme", o.rhyme,
-                   "section 7's rhyme group: its number (1 .. the groups of data/rhymes.tsv) or "
-                   "one of its characters, e.g. 山 (default: the first rhyme written decides)");
-    app.add_option("--beam", o.beam, "section 7's beam width, in [1, 64]")
-        ->capture_default_str()
-        ->check(CLI::Range(std::size_t{1}, std::size_t{64}));
-  };
-  flags.check = [&o](const GPT& model, const LessonOptions& lesson) {
-    const auto form = form_named(o.form_name);
-    if (!form) throw BadOption("--form " + o.form_name + ": choose 五绝, 七绝, 五律 or 七律");
-    o.form = *form;
-    o.tables = std::make_shared<const VerseTables>(VerseTables::load_shipped());
-    if (!o.rhyme.empty()) {
-      const bool digits = o.rhyme.find_first_not_of("0123456789") == std::string::npos;
-      const int groups = o.tables->group_count();
-      if (digits && o.rhyme.size() <= 3) {
-        const int g = std::stoi(o.rhyme);
-        if (g < 1 || g > groups) {
-          throw BadOption("--rhyme " + o.rhyme + ": the rhyme groups are 1 .. " +
-                          std::to_string(groups) + " (data/rhymes.tsv)");
-        }
-        o.rhyme_group = g;
-      } else {
-        o.rhyme_group = o.tables->rhyme_group(o.rhyme);
-        if (!o.rhyme_group) {
-          throw BadOption("--rhyme " + o.rhyme +
-                          ": not a character of a rhyme group; give a group number or a 平 "
-                          "character that ends rhyming lines, e.g. 山 (data/rhymes.tsv)");
-        }
-      }
-    }
-    VerseVocabulary vocab(model.tokenizer(), *o.tables);  // the model has ，。⏎
-    if (lesson.heads.size() > 1) {
-      throw BadOption("--heads: lesson 07 writes one acrostic; give --heads once");
-    }
-    if (!lesson.heads.empty()) {
-      const std::vector<std::string> heads = utf8_split(lesson.heads.front());
-      if (heads.size() != 4 && heads.size() != 8) {
-        throw BadOption("--heads " + lesson.heads.front() + ": " + std::to_string(heads.size()) +
-                        " characters; a 绝句 has 4 lines and a 律诗 8: give 4 or 8 heads");
-      }
-      std::set<std::string> seen;
-      for (const std::string& h : heads) {
-        if (!seen.insert(h).second) {
-          throw BadOption("--heads " + lesson.heads.front() + " repeats '" + h +
-                          "': regular verse here uses no character twice; give different heads");
-        }
-      }
-    }
-  };
-  return flags;
+void declare_verse_flags(CLI::App& app, VerseOptions& o) {
+  app.add_option("--form", o.form_name, "section 7's form: 五绝, 七绝, 五律 or 七律")
+      ->capture_default_str();
+  app.add_option("--rhyme", o.rhyme,
+                 "section 7's rhyme group: its number (1 .. the groups of data/rhymes.tsv) or "
+                 "one of its characters, e.g. 山 (default: the first rhyme written decides)");
+  app.add_option("--beam", o.beam, "section 7's beam width, in [1, 64]")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{64}));
 }
 
-Section verse_section(const VerseOptions& options) {
+void prepare_verse(VerseOptions& o, const GPT& model, const LessonOptions& lesson) {
+  const auto form = form_named(o.form_name);
+  if (!form) throw BadOption("--form " + o.form_name + ": choose 五绝, 七绝, 五律 or 七律");
+  o.form = *form;
+  o.tables = std::make_shared<const VerseTables>(VerseTables::load_shipped());
+  if (!o.rhyme.empty()) {
+    const bool digits = o.rhyme.find_first_not_of("0123456789") == std::string::npos;
+    const int groups = o.tables->group_count();
+    if (digits && o.rhyme.size() <= 3) {
+      const int g = std::stoi(o.rhyme);
+      if (g < 1 || g > groups) {
+        throw BadOption("--rhyme " + o.rhyme + ": the rhyme groups are 1 .. " +
+                        std::to_string(groups) + " (data/rhymes.tsv)");
+      }
+      o.rhyme_group = g;
+    } else {
+      o.rhyme_group = o.tables->rhyme_group(o.rhyme);
+      if (!o.rhyme_group) {
+        throw BadOption("--rhyme " + o.rhyme +
+                        ": not a character of a rhyme group; give a group number or a 平 "
+                        "character that ends rhyming lines, e.g. 山 (data/rhymes.tsv)");
+      }
+    }
+  }
+  VerseVocabulary vocab(model.tokenizer(), *o.tables);  // the model has ，。⏎
+  if (lesson.heads.size() > 1) {
+    throw BadOption("--heads: section 7 writes one acrostic; give --heads once");
+  }
+  if (!lesson.heads.empty()) {
+    const std::vector<std::string> heads = utf8_split(lesson.heads.front());
+    if (heads.size() != 4 && heads.size() != 8) {
+      throw BadOption("--heads " + lesson.heads.front() + ": " + std::to_string(heads.size()) +
+                      " characters; a 绝句 has 4 lines and a 律诗 8: give 4 or 8 heads");
+    }
+    std::set<std::string> seen;
+    for (const std::string& h : heads) {
+      if (!seen.insert(h).second) {
+        throw BadOption("--heads " + lesson.heads.front() + " repeats '" + h +
+                        "': regular verse here uses no character twice; give different heads");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Section verse_section() {
+  auto options = std::make_shared<VerseOptions>();  // the section's flags, read by its parts
   return {"Regular verse (格律): tones, rhyme and beam search",
-          [&options](LessonContext& c) { show_verse(c, options); },
+          [options](LessonContext& c) { show_verse(c, *options); },
           [](const LessonOptions& o) {
             return std::string("\n，。") + kChuSai + kJingYeSi +
                    (o.heads.empty() ? std::string(kDefaultHeads) : o.heads.front());
+          },
+          [options](CLI::App& app) { declare_verse_flags(app, *options); },
+          [options](const GPT& model, const LessonOptions& lesson) {
+            prepare_verse(*options, model, lesson);
           }};
 }
 

@@ -24,8 +24,7 @@ struct VerseOptions {
 
 // --form 五绝|七绝|五律|七律, --rhyme, --beam N; checked against the tables and
 // the model (and --heads against the form) before anything is printed.
-ExtraFlags verse_flags(VerseOptions& options);
-
-Section verse_section(const VerseOptions& options);
+// Section 7, with its flags --form, --rhyme and --beam.
+Section verse_section();
 
 }  // namespace tang

@@ -10,19 +10,10 @@
 #include "verse_section.hpp"
 
 int main(int argc, char** argv) {
-  tang::VerseOptions verse;
-  tang::ManyPoemsOptions many;
-  const tang::ExtraFlags verse_flags = tang::verse_flags(verse);
-  const tang::ExtraFlags many_flags = tang::many_poems_flags(many);
-  const tang::ExtraFlags both{
-      [&](CLI::App& app) { verse_flags.declare(app), many_flags.declare(app); },
-      [&](const tang::GPT& model, const tang::LessonOptions& o) {
-        verse_flags.check(model, o), many_flags.check(model, o);
-      }};
   return tang::run_lesson(
       argc, argv, "lesson_08_many_poems", "Lesson 08: many poems at once, weights below fp32",
       {tang::probabilities_section(), tang::temperature_section(), tang::topk_topp_section(),
-       tang::continuation_section(), tang::acrostic_section(), tang::kv_cache_section(),
-       tang::verse_section(verse), tang::many_poems_section(many)},
-      both);
+       tang::continuation_section(), tang::acrostic_section(),
+       tang::kv_cache_section(tang::CacheTimings::kOnRequest), tang::verse_section(),
+       tang::many_poems_section()});
 }

@@ -132,38 +132,40 @@ void show_many_poems(LessonContext& c, const ManyPoemsOptions& o) {
   weight_formats(c, fp32, s);
 }
 
-}  // namespace
-
-ExtraFlags many_poems_flags(ManyPoemsOptions& o) {
-  ExtraFlags flags;
-  flags.declare = [&o](CLI::App& app) {
-    app.add_option("--batch", o.batch,
-                   "section 8: poems in flight for the shared opening, in [1, 64]")
-        ->capture_default_str()
-        ->check(CLI::Range(std::size_t{1}, std::size_t{64}));
-    app.add_option("--weights", o.weights,
-                   "section 8: the weights of the batched poems: fp32, bf16 or int8")
-        ->capture_default_str();
-  };
-  flags.check = [&o](const GPT& model, const LessonOptions& lesson) {
-    const auto format = format_named(o.weights);
-    if (!format) throw BadOption("--weights " + o.weights + ": choose fp32, bf16 or int8");
-    o.format = *format;
-    const std::size_t opening = model.tokenizer().encode(std::string("\n") + kOpening).size();
-    if (lesson.length <= opening || lesson.length + 1 > model.config().block_size) {
-      throw BadOption("--length " + std::to_string(lesson.length) + ": lesson 08 needs " +
-                      std::to_string(opening + 1) + " .. " +
-                      std::to_string(model.config().block_size - 1) +
-                      " (its poems and their opening must fit the context)");
-    }
-  };
-  return flags;
+void declare_many_poems_flags(CLI::App& app, ManyPoemsOptions& o) {
+  app.add_option("--batch", o.batch,
+                 "section 8: poems in flight for the shared opening, in [1, 64]")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{64}));
+  app.add_option("--weights", o.weights,
+                 "section 8: the weights of the batched poems: fp32, bf16 or int8")
+      ->capture_default_str();
 }
 
-Section many_poems_section(const ManyPoemsOptions& options) {
+void prepare_many_poems(ManyPoemsOptions& o, const GPT& model, const LessonOptions& lesson) {
+  const auto format = format_named(o.weights);
+  if (!format) throw BadOption("--weights " + o.weights + ": choose fp32, bf16 or int8");
+  o.format = *format;
+  const std::size_t opening = model.tokenizer().encode(std::string("\n") + kOpening).size();
+  if (lesson.length <= opening || lesson.length + 1 > model.config().block_size) {
+    throw BadOption("--length " + std::to_string(lesson.length) + ": lesson 08 needs " +
+                    std::to_string(opening + 1) + " .. " +
+                    std::to_string(model.config().block_size - 1) +
+                    " (its poems and their opening must fit the context)");
+  }
+}
+
+}  // namespace
+
+Section many_poems_section() {
+  auto options = std::make_shared<ManyPoemsOptions>();  // the section's flags
   return {"Many poems at once, and weights below fp32",
-          [&options](LessonContext& c) { show_many_poems(c, options); },
-          [](const LessonOptions&) { return std::string("\n") + kOpening; }};
+          [options](LessonContext& c) { show_many_poems(c, *options); },
+          [](const LessonOptions&) { return std::string("\n") + kOpening; },
+          [options](CLI::App& app) { declare_many_poems_flags(app, *options); },
+          [options](const GPT& model, const LessonOptions& lesson) {
+            prepare_many_poems(*options, model, lesson);
+          }};
 }
 
 }  // namespace tang

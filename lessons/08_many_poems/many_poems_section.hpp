@@ -15,8 +15,7 @@ struct ManyPoemsOptions {
   WeightFormat format = WeightFormat::kFp32;
 };
 
-ExtraFlags many_poems_flags(ManyPoemsOptions& options);
-
-Section many_poems_section(const ManyPoemsOptions& options);
+// Section 8, with its flags --batch and --weights.
+Section many_poems_section();
 
 }  // namespace tang

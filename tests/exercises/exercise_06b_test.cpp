@@ -6,7 +6,7 @@
 //
 // The tests check what must hold on any machine: the model's shape, the same
 // text both ways, n characters, times measured. They never check how fast it is
-// (lesson_06_kvcache prints the ratio for 500 characters at the end of section 6).
+// (lesson_06_kvcache prints the ratio for 400 characters at the end of section 6).
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // exercise/block512_timing.hpp: EXERCISE 06b: a model with a context of 512
-// characters, 500 characters written with and without the KV cache, timed.
+// characters, 400 characters written with and without the KV cache, timed.
 //
 // Lesson 06 runs it at the end of its section: the reference solution
 // (solution/block512_timing.cpp) unless started with --yours 06b; then YOUR file
