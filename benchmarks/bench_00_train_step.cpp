@@ -15,11 +15,11 @@
 // rows show no x_floor: compare them with PyTorch instead (docs/benchmarks.md).
 #include <vector>
 
-#include "adamw.hpp"
+#include "00_train/adamw.hpp"
+#include "00_train/poem_dataset.hpp"
+#include "00_train/trainable_gpt.hpp"
 #include "bench_common.hpp"
 #include "ops.hpp"
-#include "poem_dataset.hpp"
-#include "trainable_gpt.hpp"
 
 namespace {
 

@@ -11,9 +11,9 @@
 //   lesson01/top8                      most_likely(probabilities, 8), the lesson's printout
 #include <vector>
 
+#include "01_probabilities/next_char.hpp"
 #include "bench_common.hpp"
 #include "fast/vector_math.hpp"
-#include "next_char.hpp"
 #include "sampling.hpp"
 
 namespace {

@@ -13,9 +13,9 @@
 // Every sampling iteration starts by copying the V logits, as write() does each step.
 #include <vector>
 
+#include "02_temperature/exercise/sample_with_temperature.hpp"
 #include "bench_common.hpp"
 #include "bench_writing.hpp"
-#include "exercise/sample_with_temperature.hpp"
 
 namespace {
 

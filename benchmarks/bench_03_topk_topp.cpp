@@ -16,12 +16,12 @@
 #include <algorithm>
 #include <vector>
 
+#include "03_topk_topp/exercise/top_p.hpp"
+#include "03_topk_topp/sampler.hpp"
+#include "03_topk_topp/top_k.hpp"
 #include "bench_common.hpp"
 #include "bench_writing.hpp"
-#include "exercise/top_p.hpp"
 #include "fast/top_k_top_p.hpp"
-#include "sampler.hpp"
-#include "top_k.hpp"
 
 namespace {
 

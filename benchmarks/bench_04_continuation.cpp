@@ -10,8 +10,8 @@
 // floor because a weight read once serves T positions.
 #include <vector>
 
+#include "06_kvcache/kv_cache.hpp"
 #include "bench_common.hpp"
-#include "kv_cache.hpp"
 
 namespace {
 

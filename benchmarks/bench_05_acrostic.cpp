@@ -11,10 +11,10 @@
 //                                          sample_next either way; tuned changes the kernels
 #include <vector>
 
-#include "acrostic.hpp"
+#include "05_acrostic/acrostic.hpp"
+#include "05_acrostic/logit_mask.hpp"
 #include "bench_common.hpp"
 #include "bench_writing.hpp"
-#include "logit_mask.hpp"
 
 namespace {
 

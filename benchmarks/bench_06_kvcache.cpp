@@ -25,10 +25,10 @@
 // Counters per character or step: chars_per_s, step_us, x_floor.
 #include <vector>
 
+#include "06_kvcache/cache_timing.hpp"
+#include "06_kvcache/exercise/attention_with_cache.hpp"
 #include "bench_common.hpp"
 #include "bench_writing.hpp"
-#include "cache_timing.hpp"
-#include "exercise/attention_with_cache.hpp"
 #include "ops.hpp"
 
 namespace {
@@ -123,7 +123,7 @@ void BM_step_attend(benchmark::State& state) {
   for (auto _ : state) {
     for (std::size_t l = 0; l < c.n_layer; ++l) {  // what each layer of a step runs
       attention_with_cache(out.data(), qkv.data(), keys.data(), values.data(), position, 1,
-                                 c.n_embd, c.n_head);
+                           c.n_embd, c.n_head);
     }
     benchmark::DoNotOptimize(out.data());
   }

@@ -25,14 +25,14 @@
 // each iteration writes the same poem. Counters: chars_per_s, step_us, x_floor per character.
 #include <vector>
 
-#include "beam_search.hpp"
+#include "03_topk_topp/sampler.hpp"
+#include "06_kvcache/kv_cache.hpp"
+#include "07_verse/beam_search.hpp"
+#include "07_verse/training_lines.hpp"
+#include "07_verse/verse_constraint.hpp"
+#include "07_verse/verse_form.hpp"
+#include "07_verse/verse_tables.hpp"
 #include "bench_common.hpp"
-#include "kv_cache.hpp"
-#include "sampler.hpp"
-#include "training_lines.hpp"
-#include "verse_constraint.hpp"
-#include "verse_form.hpp"
-#include "verse_tables.hpp"
 
 namespace {
 

@@ -28,10 +28,10 @@
 #include <optional>
 #include <vector>
 
-#include "batch_writer.hpp"
+#include "06_kvcache/kv_cache.hpp"
+#include "08_many_poems/batch_writer.hpp"
+#include "08_many_poems/stored_weights.hpp"
 #include "bench_common.hpp"
-#include "kv_cache.hpp"
-#include "stored_weights.hpp"
 
 namespace {
 

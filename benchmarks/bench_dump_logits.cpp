@@ -15,8 +15,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "06_kvcache/kv_cache.hpp"
 #include "bench_common.hpp"
-#include "kv_cache.hpp"
 
 int main(int argc, char** argv) {
   tang::ensure_fast_blas(argv);

@@ -20,11 +20,11 @@
 #include <memory>
 #include <vector>
 
+#include "03_topk_topp/sampler.hpp"
+#include "06_kvcache/kv_cache.hpp"
 #include "bench_common.hpp"
 #include "fast/top_k_top_p.hpp"
 #include "generate.hpp"
-#include "kv_cache.hpp"
-#include "sampler.hpp"
 
 namespace tang::bench {
 

@@ -13,14 +13,14 @@
 #include <memory>
 #include <vector>
 
-#include "batch_writer.hpp"
-#include "batched_forward.hpp"
+#include "03_topk_topp/sampler.hpp"
+#include "06_kvcache/kv_cache.hpp"
+#include "08_many_poems/batch_writer.hpp"
+#include "08_many_poems/batched_forward.hpp"
+#include "08_many_poems/weight_quality.hpp"
 #include "checkpoint.hpp"
 #include "generate.hpp"
-#include "kv_cache.hpp"
-#include "sampler.hpp"
 #include "shipped_model.hpp"
-#include "weight_quality.hpp"
 
 namespace {
 

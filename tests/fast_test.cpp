@@ -33,17 +33,17 @@
 #include <string>
 #include <vector>
 
-#include "exercise/top_p.hpp"
+#include "03_topk_topp/exercise/top_p.hpp"
+#include "03_topk_topp/sampler.hpp"
+#include "03_topk_topp/top_k.hpp"
 #include "fast/blas_cores.hpp"
 #include "fast/top_k_top_p.hpp"
 #include "fast/vector_math.hpp"
 #include "gpt.hpp"
 #include "ops.hpp"
 #include "rng.hpp"
-#include "sampler.hpp"
 #include "sampling.hpp"
 #include "tiny_golden.hpp"
-#include "top_k.hpp"
 
 namespace {
 

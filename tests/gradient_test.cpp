@@ -18,10 +18,10 @@
 #include <functional>
 #include <vector>
 
+#include "00_train/trainable_gpt.hpp"
 #include "fast/fast.hpp"
 #include "ops.hpp"
 #include "rng.hpp"
-#include "trainable_gpt.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 // written, the keys and values in the cache. Against the float64 NumPy reference
 // (tiny_golden.hpp) the usual relative tolerance applies.
 
-#include "kv_cache.hpp"
+#include "06_kvcache/kv_cache.hpp"
 
 #include <gtest/gtest.h>
 
@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
+#include "03_topk_topp/sampler.hpp"
 #include "checkpoint.hpp"
 #include "generate.hpp"
 #include "gpt.hpp"
 #include "rng.hpp"
-#include "sampler.hpp"
 #include "tiny_golden.hpp"
 
 namespace {

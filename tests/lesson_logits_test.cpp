@@ -26,11 +26,11 @@
 #include <string>
 #include <vector>
 
+#include "06_kvcache/kv_cache.hpp"
 #include "checkpoint.hpp"
 #include "errors.hpp"
 #include "generate.hpp"
 #include "gpt.hpp"
-#include "kv_cache.hpp"
 #include "tiny_golden.hpp"
 
 namespace {

@@ -21,7 +21,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "poem_measures.hpp"
+#include "03_topk_topp/poem_measures.hpp"
 
 namespace fs = std::filesystem;
 

@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "batch_writer.hpp"
+#include "03_topk_topp/sampler.hpp"
+#include "08_many_poems/batch_writer.hpp"
 #include "checkpoint.hpp"
 #include "generate.hpp"
 #include "rng.hpp"
-#include "sampler.hpp"
 #include "sampling.hpp"
 #include "shipped_model.hpp"
 

@@ -25,22 +25,22 @@
 #include <string>
 #include <vector>
 
-#include "acrostic.hpp"
-#include "distribution.hpp"
+#include "01_probabilities/next_char.hpp"
+#include "02_temperature/distribution.hpp"
+#include "02_temperature/exercise/sample_with_temperature.hpp"
+#include "03_topk_topp/exercise/top_p.hpp"
+#include "03_topk_topp/sampler.hpp"
+#include "03_topk_topp/top_k.hpp"
+#include "05_acrostic/acrostic.hpp"
+#include "05_acrostic/fixed_form.hpp"
+#include "05_acrostic/logit_mask.hpp"
+#include "06_kvcache/kv_cache.hpp"
 #include "errors.hpp"
-#include "exercise/sample_with_temperature.hpp"
-#include "exercise/top_p.hpp"
-#include "fixed_form.hpp"
 #include "generate.hpp"
-#include "kv_cache.hpp"
 #include "lesson.hpp"
-#include "logit_mask.hpp"
-#include "next_char.hpp"
 #include "options.hpp"
 #include "rng.hpp"
-#include "sampler.hpp"
 #include "tiny_golden.hpp"
-#include "top_k.hpp"
 #include "utf8.hpp"
 
 namespace {

@@ -8,7 +8,7 @@
 // bytes of the shipped model in each format (skipped when it is missing). The
 // int8 tests need exercise 08a, and skip in the learner build until it is done.
 
-#include "stored_weights.hpp"
+#include "08_many_poems/stored_weights.hpp"
 
 #include <gtest/gtest.h>
 
@@ -24,16 +24,16 @@
 #include <string>
 #include <vector>
 
+#include "08_many_poems/exercise/quantize_row.hpp"
 #include "checkpoint.hpp"
 #include "errors.hpp"
-#include "exercise/quantize_row.hpp"
 #include "ops.hpp"
 
 namespace {
 
+using tang::kQuantBlock;
 using tang::StoredMatrix;
 using tang::WeightFormat;
-using tang::kQuantBlock;
 
 // float's unit roundoff: one rounding errs by at most this much, relatively
 constexpr double kUnit = 0x1p-24;

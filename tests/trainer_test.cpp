@@ -12,12 +12,12 @@
 #include <numeric>
 #include <string>
 
-#include "adamw.hpp"
+#include "00_train/adamw.hpp"
+#include "00_train/poem_dataset.hpp"
+#include "00_train/trainable_gpt.hpp"
 #include "checkpoint.hpp"
 #include "errors.hpp"
-#include "poem_dataset.hpp"
 #include "safetensors.hpp"
-#include "trainable_gpt.hpp"
 
 namespace fs = std::filesystem;
 

@@ -15,16 +15,16 @@
 #include <string>
 #include <vector>
 
-#include "beam_search.hpp"
-#include "check_verse.hpp"
+#include "05_acrostic/exercise/qiyan_jueju.hpp"
+#include "05_acrostic/fixed_form.hpp"
+#include "07_verse/beam_search.hpp"
+#include "07_verse/check_verse.hpp"
+#include "07_verse/verse_constraint.hpp"
 #include "checkpoint.hpp"
 #include "errors.hpp"
-#include "exercise/qiyan_jueju.hpp"
-#include "fixed_form.hpp"
 #include "generate.hpp"
 #include "shipped_model.hpp"
 #include "utf8.hpp"
-#include "verse_constraint.hpp"
 
 namespace {
 

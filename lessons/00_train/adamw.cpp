@@ -1,4 +1,4 @@
-#include "adamw.hpp"
+#include "00_train/adamw.hpp"
 
 #include <cmath>
 

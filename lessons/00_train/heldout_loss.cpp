@@ -1,4 +1,4 @@
-#include "heldout_loss.hpp"
+#include "00_train/heldout_loss.hpp"
 
 #include <algorithm>
 

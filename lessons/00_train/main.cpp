@@ -24,17 +24,17 @@
 #include <map>
 #include <sstream>
 
-#include "adamw.hpp"
+#include "00_train/adamw.hpp"
+#include "00_train/heldout_loss.hpp"
+#include "00_train/poem_dataset.hpp"
+#include "00_train/run_files.hpp"
+#include "00_train/train_state.hpp"
+#include "00_train/trainable_gpt.hpp"
 #include "checkpoint.hpp"
 #include "errors.hpp"
 #include "fast/blas_cores.hpp"
-#include "heldout_loss.hpp"
 #include "options.hpp"
-#include "poem_dataset.hpp"
 #include "program.hpp"
-#include "run_files.hpp"
-#include "train_state.hpp"
-#include "trainable_gpt.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "poem_dataset.hpp"
+#include "00_train/poem_dataset.hpp"
 
 #include <filesystem>
 #include <fstream>

@@ -1,4 +1,4 @@
-#include "run_files.hpp"
+#include "00_train/run_files.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>

@@ -1,4 +1,4 @@
-#include "train_state.hpp"
+#include "00_train/train_state.hpp"
 
 #include <algorithm>
 

@@ -10,8 +10,8 @@
 #include <map>
 #include <string>
 
-#include "adamw.hpp"
-#include "trainable_gpt.hpp"
+#include "00_train/adamw.hpp"
+#include "00_train/trainable_gpt.hpp"
 
 namespace tang {
 

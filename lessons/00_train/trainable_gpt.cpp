@@ -1,4 +1,4 @@
-#include "trainable_gpt.hpp"
+#include "00_train/trainable_gpt.hpp"
 
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include "corpus_count.hpp"
+#include "01_probabilities/corpus_count.hpp"
 
 #include <fstream>
 #include <sstream>

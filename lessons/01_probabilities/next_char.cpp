@@ -1,4 +1,4 @@
-#include "next_char.hpp"
+#include "01_probabilities/next_char.hpp"
 
 #include <algorithm>
 

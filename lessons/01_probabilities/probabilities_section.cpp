@@ -1,12 +1,12 @@
-#include "probabilities_section.hpp"
+#include "01_probabilities/probabilities_section.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <ostream>
 
-#include "corpus_count.hpp"
+#include "01_probabilities/corpus_count.hpp"
+#include "01_probabilities/next_char.hpp"
 #include "errors.hpp"
-#include "next_char.hpp"
 
 namespace tang {
 

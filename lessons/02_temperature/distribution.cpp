@@ -1,4 +1,4 @@
-#include "distribution.hpp"
+#include "02_temperature/distribution.hpp"
 
 #include <algorithm>
 #include <cmath>

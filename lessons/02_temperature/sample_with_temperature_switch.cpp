@@ -2,7 +2,7 @@
 // draw, or with --yours 02 yours, checked against it on the same coin.
 #include <vector>
 
-#include "exercise/sample_with_temperature.hpp"
+#include "02_temperature/exercise/sample_with_temperature.hpp"
 #include "exercise_code.hpp"
 #include "number_text.hpp"
 

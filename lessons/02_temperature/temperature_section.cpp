@@ -1,12 +1,12 @@
-#include "temperature_section.hpp"
+#include "02_temperature/temperature_section.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <ostream>
 #include <vector>
 
-#include "distribution.hpp"
-#include "exercise/sample_with_temperature.hpp"
+#include "02_temperature/distribution.hpp"
+#include "02_temperature/exercise/sample_with_temperature.hpp"
 #include "sampling.hpp"
 
 namespace tang {

@@ -1,8 +1,8 @@
 // lesson_03_topk_topp: sections 1-3, cutting off the long tail.
+#include "01_probabilities/probabilities_section.hpp"
+#include "02_temperature/temperature_section.hpp"
+#include "03_topk_topp/topk_topp_section.hpp"
 #include "lesson.hpp"
-#include "probabilities_section.hpp"
-#include "temperature_section.hpp"
-#include "topk_topp_section.hpp"
 
 int main(int argc, char** argv) {
   return tang::run_lesson(

@@ -44,14 +44,14 @@
 #include <unordered_set>
 #include <vector>
 
+#include "02_temperature/exercise/sample_with_temperature.hpp"
+#include "03_topk_topp/poem_measures.hpp"
+#include "03_topk_topp/sampler.hpp"
 #include "checkpoint.hpp"
 #include "errors.hpp"
-#include "exercise/sample_with_temperature.hpp"
 #include "generate.hpp"
 #include "lesson.hpp"  // check_vocabulary_has
-#include "poem_measures.hpp"
 #include "program.hpp"
-#include "sampler.hpp"
 
 namespace {
 

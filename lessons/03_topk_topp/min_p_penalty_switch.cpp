@@ -3,7 +3,7 @@
 // the same numbers.
 #include <vector>
 
-#include "exercise/min_p_penalty.hpp"
+#include "03_topk_topp/exercise/min_p_penalty.hpp"
 #include "exercise_code.hpp"
 #include "number_text.hpp"
 

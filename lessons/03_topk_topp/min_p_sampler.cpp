@@ -1,4 +1,4 @@
-#include "min_p_sampler.hpp"
+#include "03_topk_topp/min_p_sampler.hpp"
 
 #include <algorithm>
 #include <memory>

@@ -20,8 +20,8 @@
 #include <cstddef>
 #include <span>
 
-#include "exercise/min_p_penalty.hpp"            // exercise 03b
-#include "exercise/sample_with_temperature.hpp"  // exercise 02: sample_from
+#include "02_temperature/exercise/sample_with_temperature.hpp"  // exercise 02: sample_from
+#include "03_topk_topp/exercise/min_p_penalty.hpp"              // exercise 03b
 #include "generate.hpp"
 #include "rng.hpp"
 #include "tokenizer.hpp"

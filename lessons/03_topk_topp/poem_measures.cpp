@@ -1,4 +1,4 @@
-#include "poem_measures.hpp"
+#include "03_topk_topp/poem_measures.hpp"
 
 #include <algorithm>
 #include <cmath>

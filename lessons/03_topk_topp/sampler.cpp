@@ -1,9 +1,9 @@
-#include "sampler.hpp"
+#include "03_topk_topp/sampler.hpp"
 
 #include <xtensor/xadapt.hpp>
 
+#include "03_topk_topp/top_k.hpp"
 #include "number_text.hpp"  // label
-#include "top_k.hpp"
 #include "trace.hpp"
 
 namespace tang {

@@ -12,8 +12,8 @@
 
 #include <span>
 
-#include "exercise/sample_with_temperature.hpp"  // exercise 02: sample_from
-#include "exercise/top_p.hpp"                    // exercise 03: top_p_filter
+#include "02_temperature/exercise/sample_with_temperature.hpp"  // exercise 02: sample_from
+#include "03_topk_topp/exercise/top_p.hpp"                      // exercise 03: top_p_filter
 #include "generate.hpp"
 #include "options.hpp"
 #include "rng.hpp"

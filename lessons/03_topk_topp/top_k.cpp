@@ -1,4 +1,4 @@
-#include "top_k.hpp"
+#include "03_topk_topp/top_k.hpp"
 
 #include <algorithm>
 #include <functional>

@@ -3,7 +3,7 @@
 // same probabilities.
 #include <vector>
 
-#include "exercise/top_p.hpp"
+#include "03_topk_topp/exercise/top_p.hpp"
 #include "exercise_code.hpp"
 #include "number_text.hpp"
 

@@ -1,10 +1,10 @@
-#include "topk_topp_section.hpp"
+#include "03_topk_topp/topk_topp_section.hpp"
 
 #include <ostream>
 
+#include "03_topk_topp/min_p_sampler.hpp"
+#include "03_topk_topp/sampler.hpp"
 #include "errors.hpp"
-#include "min_p_sampler.hpp"
-#include "sampler.hpp"
 
 namespace tang {
 

@@ -1,8 +1,8 @@
-#include "continuation_section.hpp"
+#include "04_continuation/continuation_section.hpp"
 
 #include <ostream>
 
-#include "sampler.hpp"
+#include "03_topk_topp/sampler.hpp"
 
 namespace tang {
 

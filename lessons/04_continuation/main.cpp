@@ -1,9 +1,9 @@
 // lesson_04_continuation: sections 1-4, writing on from a given opening.
-#include "continuation_section.hpp"
+#include "01_probabilities/probabilities_section.hpp"
+#include "02_temperature/temperature_section.hpp"
+#include "03_topk_topp/topk_topp_section.hpp"
+#include "04_continuation/continuation_section.hpp"
 #include "lesson.hpp"
-#include "probabilities_section.hpp"
-#include "temperature_section.hpp"
-#include "topk_topp_section.hpp"
 
 int main(int argc, char** argv) {
   return tang::run_lesson(argc, argv, "lesson_04_continuation", "Lesson 04: continuation",

@@ -1,9 +1,9 @@
-#include "acrostic.hpp"
+#include "05_acrostic/acrostic.hpp"
 
+#include "03_topk_topp/sampler.hpp"
+#include "05_acrostic/logit_mask.hpp"
 #include "errors.hpp"
-#include "logit_mask.hpp"
 #include "options.hpp"
-#include "sampler.hpp"
 #include "trace.hpp"
 #include "utf8.hpp"
 

@@ -1,12 +1,12 @@
-#include "acrostic_section.hpp"
+#include "05_acrostic/acrostic_section.hpp"
 
 #include <ostream>
 #include <utility>
 
-#include "acrostic.hpp"
-#include "exercise/qiyan_jueju.hpp"  // exercise 05
-#include "fixed_form.hpp"
-#include "sampler.hpp"
+#include "03_topk_topp/sampler.hpp"
+#include "05_acrostic/acrostic.hpp"
+#include "05_acrostic/exercise/qiyan_jueju.hpp"  // exercise 05
+#include "05_acrostic/fixed_form.hpp"
 
 namespace tang {
 

@@ -1,10 +1,10 @@
-#include "fixed_form.hpp"
+#include "05_acrostic/fixed_form.hpp"
 
 #include <algorithm>
 #include <string>
 
+#include "03_topk_topp/sampler.hpp"
 #include "lesson.hpp"
-#include "sampler.hpp"
 #include "trace.hpp"
 
 namespace tang {

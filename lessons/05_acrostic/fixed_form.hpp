@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "05_acrostic/logit_mask.hpp"
 #include "generate.hpp"
-#include "logit_mask.hpp"
 #include "sampling.hpp"
 
 namespace tang {

@@ -1,4 +1,4 @@
-#include "logit_mask.hpp"
+#include "05_acrostic/logit_mask.hpp"
 
 #include <algorithm>
 #include <limits>

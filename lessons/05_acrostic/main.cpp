@@ -1,10 +1,10 @@
 // lesson_05_acrostic: sections 1-5, constraining what the model may write.
-#include "acrostic_section.hpp"
-#include "continuation_section.hpp"
+#include "01_probabilities/probabilities_section.hpp"
+#include "02_temperature/temperature_section.hpp"
+#include "03_topk_topp/topk_topp_section.hpp"
+#include "04_continuation/continuation_section.hpp"
+#include "05_acrostic/acrostic_section.hpp"
 #include "lesson.hpp"
-#include "probabilities_section.hpp"
-#include "temperature_section.hpp"
-#include "topk_topp_section.hpp"
 
 int main(int argc, char** argv) {
   return tang::run_lesson(

@@ -1,6 +1,6 @@
 // The switch of exercise 05 (common/exercise_code.hpp): the reference solution's
 // mask, or with --yours 05 yours, checked against it character by character.
-#include "exercise/qiyan_jueju.hpp"
+#include "05_acrostic/exercise/qiyan_jueju.hpp"
 #include "exercise_code.hpp"
 
 namespace tang {

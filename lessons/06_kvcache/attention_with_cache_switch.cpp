@@ -3,7 +3,7 @@
 // the same cache: the outputs and the key and value rows written.
 #include <vector>
 
-#include "exercise/attention_with_cache.hpp"
+#include "06_kvcache/exercise/attention_with_cache.hpp"
 #include "exercise_code.hpp"
 #include "number_text.hpp"
 

@@ -1,7 +1,7 @@
 // The switch of exercise 06b (common/exercise_code.hpp): the reference solution's
 // timing, or with --yours 06b yours, whose two texts must then be the reference's
 // (the times differ from run to run; the texts may not).
-#include "exercise/block512_timing.hpp"
+#include "06_kvcache/exercise/block512_timing.hpp"
 #include "exercise_code.hpp"
 
 namespace tang {

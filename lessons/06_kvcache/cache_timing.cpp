@@ -1,12 +1,12 @@
-#include "cache_timing.hpp"
+#include "06_kvcache/cache_timing.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <memory>
 
+#include "03_topk_topp/sampler.hpp"
+#include "06_kvcache/kv_cache.hpp"
 #include "generate.hpp"
-#include "kv_cache.hpp"
-#include "sampler.hpp"
 
 namespace tang {
 

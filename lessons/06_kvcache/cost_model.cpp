@@ -1,12 +1,12 @@
-#include "cost_model.hpp"
+#include "06_kvcache/cost_model.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <vector>
 
+#include "03_topk_topp/sampler.hpp"
 #include "generate.hpp"
 #include "rng.hpp"
-#include "sampler.hpp"
 
 namespace tang {
 

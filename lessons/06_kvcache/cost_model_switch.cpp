@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "exercise/cost_model.hpp"
+#include "06_kvcache/exercise/cost_model.hpp"
 #include "exercise_code.hpp"
 #include "number_text.hpp"
 

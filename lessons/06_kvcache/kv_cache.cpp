@@ -1,11 +1,11 @@
 // kv_cache.cpp: common/gpt.cpp's forward, with the KV cache added.
 // Read it next to that file: the lines marked NEW are all the difference.
-#include "kv_cache.hpp"
+#include "06_kvcache/kv_cache.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "exercise/attention_with_cache.hpp"  // NEW: exercise 06a
+#include "06_kvcache/exercise/attention_with_cache.hpp"  // NEW: exercise 06a
 #include "ops.hpp"
 
 namespace tang {

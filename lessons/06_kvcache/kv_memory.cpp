@@ -1,4 +1,4 @@
-#include "kv_memory.hpp"
+#include "06_kvcache/kv_memory.hpp"
 
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-#include "kvcache_section.hpp"
+#include "06_kvcache/kvcache_section.hpp"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -8,14 +8,14 @@
 #include <ostream>
 #include <vector>
 
-#include "cache_timing.hpp"
-#include "cost_model.hpp"
+#include "03_topk_topp/sampler.hpp"
+#include "06_kvcache/cache_timing.hpp"
+#include "06_kvcache/cost_model.hpp"
+#include "06_kvcache/exercise/block512_timing.hpp"  // exercise 06b
+#include "06_kvcache/exercise/cost_model.hpp"       // exercise 06c
+#include "06_kvcache/kv_cache.hpp"
+#include "06_kvcache/kv_memory.hpp"
 #include "errors.hpp"
-#include "exercise/block512_timing.hpp"  // exercise 06b
-#include "exercise/cost_model.hpp"       // exercise 06c
-#include "kv_cache.hpp"
-#include "kv_memory.hpp"
-#include "sampler.hpp"
 
 namespace tang {
 

@@ -1,11 +1,11 @@
 // lesson_06_kvcache: the whole lesson, sections 1-6, ending with the KV cache.
-#include "acrostic_section.hpp"
-#include "continuation_section.hpp"
-#include "kvcache_section.hpp"
+#include "01_probabilities/probabilities_section.hpp"
+#include "02_temperature/temperature_section.hpp"
+#include "03_topk_topp/topk_topp_section.hpp"
+#include "04_continuation/continuation_section.hpp"
+#include "05_acrostic/acrostic_section.hpp"
+#include "06_kvcache/kvcache_section.hpp"
 #include "lesson.hpp"
-#include "probabilities_section.hpp"
-#include "temperature_section.hpp"
-#include "topk_topp_section.hpp"
 
 int main(int argc, char** argv) {
   return tang::run_lesson(

@@ -1,4 +1,4 @@
-#include "beam_search.hpp"
+#include "07_verse/beam_search.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,9 +6,9 @@
 #include <ostream>
 #include <set>
 
-#include "exercise/beam_step.hpp"  // exercise 07b
-#include "kv_cache.hpp"            // lesson 06
-#include "sampler.hpp"             // lesson 03
+#include "03_topk_topp/sampler.hpp"         // lesson 03
+#include "06_kvcache/kv_cache.hpp"          // lesson 06
+#include "07_verse/exercise/beam_step.hpp"  // exercise 07b
 
 namespace tang {
 

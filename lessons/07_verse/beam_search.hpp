@@ -25,10 +25,10 @@
 #include <iosfwd>
 #include <vector>
 
+#include "07_verse/verse_constraint.hpp"
 #include "gpt.hpp"
 #include "rng.hpp"
 #include "sampling.hpp"
-#include "verse_constraint.hpp"
 
 namespace tang {
 

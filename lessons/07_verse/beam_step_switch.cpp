@@ -6,7 +6,7 @@
 #include <set>
 #include <utility>
 
-#include "exercise/beam_step.hpp"
+#include "07_verse/exercise/beam_step.hpp"
 #include "exercise_code.hpp"
 #include "number_text.hpp"
 

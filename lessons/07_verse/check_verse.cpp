@@ -1,9 +1,9 @@
-#include "check_verse.hpp"
+#include "07_verse/check_verse.hpp"
 
 #include <map>
 #include <set>
 
-#include "exercise/line_tones.hpp"  // exercise 07a
+#include "07_verse/exercise/line_tones.hpp"  // exercise 07a
 #include "utf8.hpp"
 
 namespace tang {

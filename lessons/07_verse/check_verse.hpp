@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "verse_form.hpp"
-#include "verse_tables.hpp"
+#include "07_verse/verse_form.hpp"
+#include "07_verse/verse_tables.hpp"
 
 namespace tang {
 

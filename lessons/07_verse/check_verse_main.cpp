@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "check_verse.hpp"
+#include "07_verse/check_verse.hpp"
 #include "errors.hpp"
 #include "exercise_code.hpp"
 #include "number_text.hpp"

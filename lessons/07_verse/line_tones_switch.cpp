@@ -1,6 +1,6 @@
 // The switch of exercise 07a (common/exercise_code.hpp): the reference solution's
 // tone check, or with --yours 07a yours, checked against it line by line.
-#include "exercise/line_tones.hpp"
+#include "07_verse/exercise/line_tones.hpp"
 #include "exercise_code.hpp"
 
 namespace tang {

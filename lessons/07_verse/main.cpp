@@ -1,12 +1,12 @@
 // lesson_07_verse: sections 1-7, ending with regular verse (格律).
-#include "acrostic_section.hpp"
-#include "continuation_section.hpp"
-#include "kvcache_section.hpp"
+#include "01_probabilities/probabilities_section.hpp"
+#include "02_temperature/temperature_section.hpp"
+#include "03_topk_topp/topk_topp_section.hpp"
+#include "04_continuation/continuation_section.hpp"
+#include "05_acrostic/acrostic_section.hpp"
+#include "06_kvcache/kvcache_section.hpp"
+#include "07_verse/verse_section.hpp"
 #include "lesson.hpp"
-#include "probabilities_section.hpp"
-#include "temperature_section.hpp"
-#include "topk_topp_section.hpp"
-#include "verse_section.hpp"
 
 int main(int argc, char** argv) {
   return tang::run_lesson(

@@ -32,12 +32,12 @@
 #include <unordered_set>
 #include <vector>
 
-#include "beam_search.hpp"
-#include "check_verse.hpp"
+#include "03_topk_topp/poem_measures.hpp"
+#include "07_verse/beam_search.hpp"
+#include "07_verse/check_verse.hpp"
 #include "checkpoint.hpp"
 #include "errors.hpp"
 #include "number_text.hpp"
-#include "poem_measures.hpp"
 #include "program.hpp"
 
 namespace {

@@ -1,10 +1,10 @@
-#include "training_lines.hpp"
+#include "07_verse/training_lines.hpp"
 
 #include <fstream>
 #include <unordered_set>
 
+#include "03_topk_topp/poem_measures.hpp"  // lines_of_poem (lesson 03)
 #include "errors.hpp"
-#include "poem_measures.hpp"  // lines_of_poem (lesson 03)
 #include "utf8.hpp"
 
 namespace tang {

@@ -1,4 +1,4 @@
-#include "verse_constraint.hpp"
+#include "07_verse/verse_constraint.hpp"
 
 #include <stdexcept>
 

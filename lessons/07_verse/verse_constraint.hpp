@@ -24,11 +24,11 @@
 #include <string>
 #include <vector>
 
-#include "logit_mask.hpp"
+#include "05_acrostic/logit_mask.hpp"
+#include "07_verse/training_lines.hpp"
+#include "07_verse/verse_form.hpp"
+#include "07_verse/verse_tables.hpp"
 #include "tokenizer.hpp"
-#include "training_lines.hpp"
-#include "verse_form.hpp"
-#include "verse_tables.hpp"
 
 namespace tang {
 

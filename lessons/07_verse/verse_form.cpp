@@ -1,4 +1,4 @@
-#include "verse_form.hpp"
+#include "07_verse/verse_form.hpp"
 
 namespace tang {
 

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "verse_tables.hpp"
+#include "07_verse/verse_tables.hpp"
 
 namespace tang {
 

@@ -1,17 +1,17 @@
-#include "verse_section.hpp"
+#include "07_verse/verse_section.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <ostream>
 #include <set>
 
-#include "beam_search.hpp"
-#include "check_verse.hpp"
+#include "03_topk_topp/sampler.hpp"
+#include "07_verse/beam_search.hpp"
+#include "07_verse/check_verse.hpp"
+#include "07_verse/verse_constraint.hpp"
 #include "errors.hpp"
 #include "number_text.hpp"
-#include "sampler.hpp"
 #include "utf8.hpp"
-#include "verse_constraint.hpp"
 
 namespace tang {
 

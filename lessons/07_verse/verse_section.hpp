@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 
+#include "07_verse/verse_form.hpp"
+#include "07_verse/verse_tables.hpp"
 #include "lesson.hpp"
-#include "verse_form.hpp"
-#include "verse_tables.hpp"
 
 namespace tang {
 

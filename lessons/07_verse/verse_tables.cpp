@@ -1,4 +1,4 @@
-#include "verse_tables.hpp"
+#include "07_verse/verse_tables.hpp"
 
 #include <fstream>
 #include <sstream>

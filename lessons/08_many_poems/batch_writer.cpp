@@ -1,14 +1,14 @@
-#include "batch_writer.hpp"
+#include "08_many_poems/batch_writer.hpp"
 
 #include <deque>
 #include <memory>
 
-#include "batched_forward.hpp"
+#include "03_topk_topp/sampler.hpp"  // lesson 03
+#include "06_kvcache/kv_cache.hpp"   // lesson 06
+#include "08_many_poems/batched_forward.hpp"
 #include "errors.hpp"
 #include "generate.hpp"  // require_finite
-#include "kv_cache.hpp"  // lesson 06
 #include "rng.hpp"
-#include "sampler.hpp"  // lesson 03
 
 namespace tang {
 

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "08_many_poems/stored_weights.hpp"
 #include "gpt.hpp"
 #include "sampling.hpp"
-#include "stored_weights.hpp"
 
 namespace tang {
 

@@ -3,7 +3,7 @@
 // the same caches: the outputs and the key and value rows written.
 #include <vector>
 
-#include "exercise/batched_attention.hpp"
+#include "08_many_poems/exercise/batched_attention.hpp"
 #include "exercise_code.hpp"
 #include "number_text.hpp"
 

@@ -2,13 +2,13 @@
 // one new character each. Read it next to that file: the matrix products now
 // take B rows (StoredMatrix::matmul, any weight format), and attention is
 // exercise 08b's, per poem.
-#include "batched_forward.hpp"
+#include "08_many_poems/batched_forward.hpp"
 
 #include <stdexcept>
 #include <vector>
 
-#include "exercise/attention_with_cache.hpp"  // exercise 06a: embed_with_offset
-#include "exercise/batched_attention.hpp"     // exercise 08b
+#include "06_kvcache/exercise/attention_with_cache.hpp"  // exercise 06a: embed_with_offset
+#include "08_many_poems/exercise/batched_attention.hpp"  // exercise 08b
 #include "ops.hpp"
 
 namespace tang {

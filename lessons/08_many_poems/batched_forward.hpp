@@ -19,9 +19,9 @@
 
 #include <span>
 
+#include "06_kvcache/kv_cache.hpp"
+#include "08_many_poems/stored_weights.hpp"
 #include "gpt.hpp"
-#include "kv_cache.hpp"
-#include "stored_weights.hpp"
 
 namespace tang {
 

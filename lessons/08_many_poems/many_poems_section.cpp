@@ -1,4 +1,4 @@
-#include "many_poems_section.hpp"
+#include "08_many_poems/many_poems_section.hpp"
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -6,12 +6,12 @@
 #include <numeric>
 #include <ostream>
 
-#include "batch_writer.hpp"
+#include "03_topk_topp/sampler.hpp"
+#include "06_kvcache/kv_cache.hpp"
+#include "08_many_poems/batch_writer.hpp"
+#include "08_many_poems/weight_quality.hpp"
 #include "errors.hpp"
-#include "kv_cache.hpp"
 #include "number_text.hpp"
-#include "sampler.hpp"
-#include "weight_quality.hpp"
 
 namespace tang {
 

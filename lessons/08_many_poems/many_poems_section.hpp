@@ -3,8 +3,8 @@
 
 #include <string>
 
+#include "08_many_poems/stored_weights.hpp"
 #include "lesson.hpp"
-#include "stored_weights.hpp"
 
 namespace tang {
 

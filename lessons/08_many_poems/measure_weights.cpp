@@ -11,10 +11,10 @@
 #include <iostream>
 #include <string>
 
+#include "08_many_poems/weight_quality.hpp"
 #include "checkpoint.hpp"
 #include "errors.hpp"
 #include "program.hpp"
-#include "weight_quality.hpp"
 
 int main(int argc, char** argv) {
   using namespace tang;

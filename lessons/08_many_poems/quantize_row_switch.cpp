@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "exercise/quantize_row.hpp"
+#include "08_many_poems/exercise/quantize_row.hpp"
 #include "exercise_code.hpp"
 
 namespace tang {

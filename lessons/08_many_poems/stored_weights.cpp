@@ -12,7 +12,7 @@
 //   int8  Q8_0 x Q8_0: the weights quantized by exercise 08a when loaded, each
 //         input row the same way at every matmul; then per block of 32 an
 //         integer dot product, times both scales, added in float
-#include "stored_weights.hpp"
+#include "08_many_poems/stored_weights.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -20,13 +20,12 @@
 #include <stdexcept>
 #include <string>
 
-#include "exercise/quantize_row.hpp"
+#include "08_many_poems/exercise/quantize_row.hpp"
 #include "ops.hpp"
 
 namespace tang {
 
 namespace {
-
 
 // GCC vector types, as in ops.cpp: + and * lane by lane, kept in registers.
 using Lanes = float __attribute__((vector_size(32)));  // 8 floats
@@ -325,7 +324,7 @@ StoredMatrix::StoredMatrix(const float* fp32, std::size_t rows, std::size_t cols
       scales_.resize(rows * (cols / kQuantBlock));
       for (std::size_t r = 0; r < rows; ++r) {
         quantize_row(fp32 + r * cols, cols, quants_.data() + r * cols,
-                           scales_.data() + r * (cols / kQuantBlock));
+                     scales_.data() + r * (cols / kQuantBlock));
       }
       break;
   }

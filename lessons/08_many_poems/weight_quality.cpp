@@ -1,4 +1,4 @@
-#include "weight_quality.hpp"
+#include "08_many_poems/weight_quality.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,9 +6,9 @@
 #include <memory>
 #include <stdexcept>
 
-#include "batched_forward.hpp"
+#include "06_kvcache/kv_cache.hpp"
+#include "08_many_poems/batched_forward.hpp"
 #include "errors.hpp"
-#include "kv_cache.hpp"
 
 namespace tang {
 

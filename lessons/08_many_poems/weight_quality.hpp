@@ -15,8 +15,8 @@
 
 #include <vector>
 
+#include "08_many_poems/stored_weights.hpp"
 #include "gpt.hpp"
-#include "stored_weights.hpp"
 
 namespace tang {
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "exercise/sample_with_temperature.hpp"
+#include "02_temperature/exercise/sample_with_temperature.hpp"
 #include "number_text.hpp"
 #include "rng.hpp"
 #include "sampling.hpp"
@@ -26,9 +26,9 @@ namespace {
 
 using tang::testing::num;
 
-using tang::TokenId;
 using tang::sample_from;
 using tang::sample_with_temperature;
+using tang::TokenId;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 

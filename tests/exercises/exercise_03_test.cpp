@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "exercise/top_p.hpp"
+#include "03_topk_topp/exercise/top_p.hpp"
 #include "number_text.hpp"
 #include "random_distributions.hpp"
 #include "rng.hpp"

@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "exercise/min_p_penalty.hpp"
-#include "min_p_sampler.hpp"
+#include "03_topk_topp/exercise/min_p_penalty.hpp"
+#include "03_topk_topp/min_p_sampler.hpp"
 #include "number_text.hpp"
 #include "random_distributions.hpp"
 #include "rng.hpp"
@@ -38,9 +38,9 @@ namespace {
 using tang::testing::exact;
 using tang::testing::num;
 
-using tang::TokenId;
 using tang::min_p_filter;
 using tang::repetition_penalty;
+using tang::TokenId;
 
 const float kInf = std::numeric_limits<float>::infinity();
 

@@ -19,21 +19,21 @@
 #include <string>
 #include <vector>
 
+#include "03_topk_topp/top_k.hpp"
+#include "05_acrostic/exercise/qiyan_jueju.hpp"
+#include "05_acrostic/fixed_form.hpp"
 #include "checkpoint.hpp"
 #include "errors.hpp"
-#include "exercise/qiyan_jueju.hpp"
-#include "fixed_form.hpp"
 #include "generate.hpp"
 #include "number_text.hpp"
 #include "sampling.hpp"
-#include "top_k.hpp"
 
 namespace {
 
 using tang::testing::num;
 
-using tang::TokenId;
 using tang::qiyan_jueju_mask;
+using tang::TokenId;
 
 const tang::GPT& tiny_model() {
   static const tang::GPT model =

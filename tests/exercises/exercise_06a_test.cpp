@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "exercise/attention_with_cache.hpp"
+#include "06_kvcache/exercise/attention_with_cache.hpp"
 #include "number_text.hpp"
 #include "ops.hpp"
 #include "rng.hpp"
@@ -29,9 +29,9 @@ namespace {
 
 using tang::testing::exact;
 
-using tang::TokenId;
 using tang::attention_with_cache;
 using tang::embed_with_offset;
+using tang::TokenId;
 
 constexpr std::size_t N = 24, C = 16, NH = 4;  // positions, width, heads (head size 4)
 

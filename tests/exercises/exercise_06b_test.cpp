@@ -12,7 +12,7 @@
 
 #include <stdexcept>
 
-#include "exercise/block512_timing.hpp"
+#include "06_kvcache/exercise/block512_timing.hpp"
 #include "utf8.hpp"
 
 namespace {
@@ -50,7 +50,7 @@ TEST(Exercise06b, TimesAndRatioAreFilledIn) {
 
 TEST(Exercise06b, TheSeedDecidesTheText) {
   const tang::CacheRatio a = time_block512(20, 5), b = time_block512(20, 5),
-                               c = time_block512(20, 6);
+                         c = time_block512(20, 6);
   EXPECT_EQ(a.text_with_cache, b.text_with_cache)
       << "the same seed must give the same model and the same text";
   EXPECT_NE(a.text_with_cache, c.text_with_cache)

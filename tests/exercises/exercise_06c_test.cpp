@@ -11,7 +11,7 @@
 
 #include <stdexcept>
 
-#include "exercise/cost_model.hpp"
+#include "06_kvcache/exercise/cost_model.hpp"
 
 namespace {
 

@@ -14,8 +14,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "exercise/line_tones.hpp"
-#include "verse_form.hpp"
+#include "07_verse/exercise/line_tones.hpp"
+#include "07_verse/verse_form.hpp"
 
 namespace {
 

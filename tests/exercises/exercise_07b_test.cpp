@@ -16,14 +16,14 @@
 #include <stdexcept>
 #include <vector>
 
-#include "exercise/beam_step.hpp"
+#include "07_verse/exercise/beam_step.hpp"
 
 namespace {
 
-using tang::LogitMask;
-using tang::TokenId;
 using tang::beam_step;
 using tang::BeamChoice;
+using tang::LogitMask;
+using tang::TokenId;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 

@@ -19,7 +19,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "exercise/quantize_row.hpp"
+#include "08_many_poems/exercise/quantize_row.hpp"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include <cstring>
 #include <vector>
 
-#include "exercise/batched_attention.hpp"
+#include "08_many_poems/exercise/batched_attention.hpp"
 #include "number_text.hpp"
 #include "ops.hpp"
 #include "rng.hpp"

@@ -32,7 +32,7 @@
 // walk of sample_from yourself.
 // Tests: ctest --preset learner -L exercise_02 (tests/exercises/exercise_02_test.cpp).
 
-#include "exercise/sample_with_temperature.hpp"
+#include "02_temperature/exercise/sample_with_temperature.hpp"
 
 #include "errors.hpp"
 

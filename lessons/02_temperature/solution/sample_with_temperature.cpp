@@ -6,7 +6,7 @@
 // T < 1 widens the gaps between scores (safer, more repetitive text); T > 1
 // narrows them (bolder, and rare characters get a real chance).
 
-#include "exercise/sample_with_temperature.hpp"
+#include "02_temperature/exercise/sample_with_temperature.hpp"
 
 #include <algorithm>
 #include <vector>

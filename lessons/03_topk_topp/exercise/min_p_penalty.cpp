@@ -51,7 +51,7 @@
 // zeroes and adds up, one that divides.
 // Tests: ctest --preset learner -L exercise_03b (tests/exercises/exercise_03b_test.cpp).
 
-#include "exercise/min_p_penalty.hpp"
+#include "03_topk_topp/exercise/min_p_penalty.hpp"
 
 #include "errors.hpp"
 

@@ -23,7 +23,7 @@
 // Tests: ctest --preset learner -L '^exercise_03$' (tests/exercises/exercise_03_test.cpp;
 // -L exercise_03 alone would run exercise 03b's tests too).
 
-#include "exercise/top_p.hpp"
+#include "03_topk_topp/exercise/top_p.hpp"
 
 #include "errors.hpp"
 

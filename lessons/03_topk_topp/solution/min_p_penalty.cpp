@@ -2,7 +2,7 @@
 // whose comment specifies the behaviour): a set of ids, the largest
 // probability and a running sum.
 
-#include "exercise/min_p_penalty.hpp"
+#include "03_topk_topp/exercise/min_p_penalty.hpp"
 
 #include <algorithm>
 #include <set>

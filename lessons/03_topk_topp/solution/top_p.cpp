@@ -1,7 +1,7 @@
 // SOLUTION to exercise 03 (the learner's file is exercise/top_p.cpp, whose
 // comment specifies the behaviour): a sort and a running sum.
 
-#include "exercise/top_p.hpp"
+#include "03_topk_topp/exercise/top_p.hpp"
 
 #include <algorithm>
 #include <numeric>

@@ -25,7 +25,7 @@
 // logit_mask.cpp already bans the three characters.
 // Tests: ctest --preset learner -L exercise_05 (tests/exercises/exercise_05_test.cpp).
 
-#include "exercise/qiyan_jueju.hpp"
+#include "05_acrostic/exercise/qiyan_jueju.hpp"
 
 #include "errors.hpp"
 

@@ -15,7 +15,7 @@
 
 #include <cstddef>
 
-#include "logit_mask.hpp"
+#include "05_acrostic/logit_mask.hpp"
 #include "tokenizer.hpp"
 
 namespace tang::mine {

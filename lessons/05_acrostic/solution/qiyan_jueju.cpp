@@ -1,7 +1,7 @@
 // SOLUTION to exercise 05 (the learner's file is exercise/qiyan_jueju.cpp,
 // whose comment specifies the behaviour).
 
-#include "exercise/qiyan_jueju.hpp"
+#include "05_acrostic/exercise/qiyan_jueju.hpp"
 
 #include <stdexcept>
 #include <string>

@@ -31,7 +31,7 @@
 // model; common/ops.cpp's attention_forward is the same loop without a cache.
 // Tests: ctest --preset learner -L exercise_06a (tests/exercises/exercise_06a_test.cpp).
 
-#include "exercise/attention_with_cache.hpp"
+#include "06_kvcache/exercise/attention_with_cache.hpp"
 
 #include "errors.hpp"
 

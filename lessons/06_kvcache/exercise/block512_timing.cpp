@@ -28,7 +28,7 @@
 // Tests: ctest --preset learner -L exercise_06b (tests/exercises/exercise_06b_test.cpp).
 // The tests never check how fast it is; lesson_06_kvcache prints the ratio.
 
-#include "exercise/block512_timing.hpp"
+#include "06_kvcache/exercise/block512_timing.hpp"
 
 #include "errors.hpp"
 

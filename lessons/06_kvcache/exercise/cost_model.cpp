@@ -25,7 +25,7 @@
 // lesson_06_kvcache's section 6.
 // Tests: ctest --preset learner -L exercise_06c (tests/exercises/exercise_06c_test.cpp).
 
-#include "exercise/cost_model.hpp"
+#include "06_kvcache/exercise/cost_model.hpp"
 
 #include "errors.hpp"
 

@@ -5,7 +5,7 @@
 //   k_cache[start:start+T] = qkv[:, C:2C];  v_cache[start:start+T] = qkv[:, 2C:3C]
 //   new row t attends over cache rows 0 .. start+t  (torch.tril(ones(T, start+T), diagonal=start))
 
-#include "exercise/attention_with_cache.hpp"
+#include "06_kvcache/exercise/attention_with_cache.hpp"
 
 #include <array>
 #include <vector>

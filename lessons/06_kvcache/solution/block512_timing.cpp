@@ -1,14 +1,14 @@
 // SOLUTION to exercise 06b (the learner's file is exercise/block512_timing.cpp,
 // whose comment specifies the behaviour).
 
-#include "exercise/block512_timing.hpp"
+#include "06_kvcache/exercise/block512_timing.hpp"
 
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "cache_timing.hpp"
+#include "06_kvcache/cache_timing.hpp"
 #include "parameters.hpp"
 #include "rng.hpp"
 

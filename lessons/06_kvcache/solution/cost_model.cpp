@@ -4,7 +4,7 @@
 //   steps without the cache:  k_i = min(i, block_size) positions, i = 1 .. n
 //   time                   :  sum_i t1 + (k_i - 1) b   against   n t1 with the cache
 
-#include "exercise/cost_model.hpp"
+#include "06_kvcache/exercise/cost_model.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -23,7 +23,7 @@
 // beams of V characters that is B x V extensions: at most 8 x 7,129 here.
 // Tests: ctest --preset learner -L exercise_07b (tests/exercises/exercise_07b_test.cpp).
 
-#include "exercise/beam_step.hpp"
+#include "07_verse/exercise/beam_step.hpp"
 
 #include "errors.hpp"
 

@@ -13,7 +13,7 @@
 #include <span>
 #include <vector>
 
-#include "logit_mask.hpp"
+#include "05_acrostic/logit_mask.hpp"
 #include "tokenizer.hpp"
 
 namespace tang {

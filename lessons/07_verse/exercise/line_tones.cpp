@@ -20,7 +20,7 @@
 // needs 平 (二四六分明)".
 // Tests: ctest --preset learner -L exercise_07a (tests/exercises/exercise_07a_test.cpp).
 
-#include "exercise/line_tones.hpp"
+#include "07_verse/exercise/line_tones.hpp"
 
 #include "errors.hpp"
 

@@ -7,14 +7,15 @@
 // exactly what it must do. Check yours with
 //   cmake --build --preset release
 //   ctest --preset yours -L '^yours_07a$'
-//   build/release/lessons/07_verse/check_verse --yours 07a 床前明月光，疑是地上霜。举头望明月，低头思故乡。
+//   build/release/lessons/07_verse/check_verse --yours 07a
+//   床前明月光，疑是地上霜。举头望明月，低头思故乡。
 #pragma once
 
 #include <cstddef>
 #include <span>
 #include <vector>
 
-#include "verse_tables.hpp"
+#include "07_verse/verse_tables.hpp"
 
 namespace tang::mine {
 
@@ -28,8 +29,8 @@ namespace tang::reference {
 std::vector<std::size_t> tone_mismatches(std::span<const Tone> line, std::span<const Tone> pattern);
 }  // namespace tang::reference
 
-// What the lesson and check_verse call: the reference solution's, or with --yours 07a yours, checked
-// against it at every call (line_tones_switch.cpp, common/exercise_code.hpp).
+// What the lesson and check_verse call: the reference solution's, or with --yours 07a yours,
+// checked against it at every call (line_tones_switch.cpp, common/exercise_code.hpp).
 namespace tang {
 std::vector<std::size_t> tone_mismatches(std::span<const Tone> line, std::span<const Tone> pattern);
 }  // namespace tang

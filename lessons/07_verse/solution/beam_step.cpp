@@ -1,7 +1,7 @@
 // SOLUTION to exercise 07b (the learner's file is exercise/beam_step.cpp,
 // whose comment specifies the behaviour).
 
-#include "exercise/beam_step.hpp"
+#include "07_verse/exercise/beam_step.hpp"
 
 #include <algorithm>
 #include <cmath>

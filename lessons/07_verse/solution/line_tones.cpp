@@ -1,7 +1,7 @@
 // SOLUTION to exercise 07a (the learner's file is exercise/line_tones.cpp,
 // whose comment specifies the behaviour).
 
-#include "exercise/line_tones.hpp"
+#include "07_verse/exercise/line_tones.hpp"
 
 #include <stdexcept>
 #include <string>

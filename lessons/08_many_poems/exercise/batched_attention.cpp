@@ -27,7 +27,7 @@
 // must be the poem written alone.
 // Tests: ctest --preset learner -L exercise_08b (tests/exercises/exercise_08b_test.cpp).
 
-#include "exercise/batched_attention.hpp"
+#include "08_many_poems/exercise/batched_attention.hpp"
 
 #include "errors.hpp"
 

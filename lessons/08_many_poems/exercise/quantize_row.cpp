@@ -34,7 +34,7 @@
 // Hints: std::abs, std::max, std::lround and std::clamp; keep max and scale in float.
 // Tests: ctest --preset learner -L exercise_08a (tests/exercises/exercise_08a_test.cpp).
 
-#include "exercise/quantize_row.hpp"
+#include "08_many_poems/exercise/quantize_row.hpp"
 
 #include "errors.hpp"
 

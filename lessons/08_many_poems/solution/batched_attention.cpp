@@ -1,7 +1,7 @@
 // SOLUTION to exercise 08b (the learner's file is exercise/batched_attention.cpp,
 // whose comment specifies the behaviour).
 
-#include "exercise/batched_attention.hpp"
+#include "08_many_poems/exercise/batched_attention.hpp"
 
 #include <algorithm>
 #include <vector>

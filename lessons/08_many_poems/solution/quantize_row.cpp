@@ -1,7 +1,7 @@
 // SOLUTION to exercise 08a (the learner's file is exercise/quantize_row.cpp,
 // whose comment specifies the behaviour).
 
-#include "exercise/quantize_row.hpp"
+#include "08_many_poems/exercise/quantize_row.hpp"
 
 #include <algorithm>
 #include <cmath>
