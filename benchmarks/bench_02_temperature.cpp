@@ -53,7 +53,7 @@ void BM_argmax(benchmark::State& state) {
 
 void BM_write_chars(benchmark::State& state, bench::Path path) {
   // the lesson's picker (temperature_section.cpp), or the tuned draw at T = 1
-  const Picker plain = [](std::span<float> logits, std::size_t, Rng& rng) {
+  const Picker plain = [](std::span<float> logits, std::size_t, Rng& rng, StepRecord*) {
     return sample_with_temperature(logits, 1.0f, rng.uniform());
   };
   const Picker pick = path == bench::Path::kPlain

@@ -55,7 +55,7 @@ inline std::unique_ptr<Predictor> make_predictor(const GPT& model, Path path, bo
 inline Picker sampler_for(Path path, const SamplingSettings& settings) {
   if (path == Path::kPlain) return sampling_picker(settings);
   auto scratch = std::make_shared<fast::SamplerScratch>();
-  return [settings, scratch](std::span<float> logits, std::size_t, Rng& rng) {
+  return [settings, scratch](std::span<float> logits, std::size_t, Rng& rng, StepRecord*) {
     return fast::sample_next(logits, settings, rng, *scratch);
   };
 }

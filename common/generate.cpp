@@ -33,14 +33,17 @@ std::span<const float> require_finite(std::span<const float> logits) {
 }
 
 std::vector<TokenId> write(Predictor& predictor, std::vector<TokenId>& context, const Picker& pick,
-                           Rng& rng, std::size_t max_new, std::optional<TokenId> stop_after) {
+                           Rng& rng, std::size_t max_new, std::optional<TokenId> stop_after,
+                           const StepReport& report) {
   std::vector<TokenId> written;
   std::vector<float> logits;
   context.reserve(context.size() + max_new);  // no reallocation while writing
   while (written.size() < max_new) {
     const std::span<const float> scores = predictor.next_logits(context);
     logits.assign(scores.begin(), scores.end());  // the picker may overwrite its copy
-    const TokenId next = pick(logits, written.size(), rng);
+    StepRecord record;                            // filled only when asked: --trace
+    const TokenId next = pick(logits, written.size(), rng, report ? &record : nullptr);
+    if (report) report(written.size() + 1, record);
     context.push_back(next);
     written.push_back(next);
     if (next == stop_after) break;  // a poem's newline
@@ -49,10 +52,11 @@ std::vector<TokenId> write(Predictor& predictor, std::vector<TokenId>& context, 
 }
 
 std::string write_poem(Predictor& predictor, const Tokenizer& tokenizer, const std::string& opening,
-                       const Picker& pick, Rng& rng, std::size_t max_chars) {
+                       const Picker& pick, Rng& rng, std::size_t max_chars,
+                       const StepReport& report) {
   std::vector<TokenId> context = tokenizer.encode("\n" + opening);
   const TokenId newline = tokenizer.newline();
-  std::vector<TokenId> poem = write(predictor, context, pick, rng, max_chars, newline);
+  std::vector<TokenId> poem = write(predictor, context, pick, rng, max_chars, newline, report);
   if (!poem.empty() && poem.back() == newline) poem.pop_back();
   return opening + tokenizer.decode(poem);
 }

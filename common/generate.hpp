@@ -16,6 +16,7 @@
 
 #include "gpt.hpp"
 #include "rng.hpp"
+#include "trace.hpp"
 
 namespace tang {
 
@@ -49,12 +50,20 @@ std::span<const TokenId> crop_to_context(std::span<const TokenId> context, std::
 
 // Chooses the next character from the logits (which it may overwrite).
 // `written` is how many characters this call of write() has produced so far.
-using Picker = std::function<TokenId(std::span<float> logits, std::size_t written, Rng& rng)>;
+// Given a record (--trace), the picker also fills in what its step did (trace.hpp).
+using Picker = std::function<TokenId(std::span<float> logits, std::size_t written, Rng& rng,
+                                     StepRecord* record)>;
+
+// With --trace: what each step did, handed over by the writing loop after the
+// step (`step` counts from 1), e.g. to print it as a line.
+using StepReport = std::function<void(std::size_t step, const StepRecord& record)>;
 
 // Appends up to max_new characters to `context`; stops after writing `stop_after`
-// when given (a poem's newline: tokenizer.newline()). Returns the characters written.
+// when given (a poem's newline: tokenizer.newline()). Returns the characters
+// written. With `report`, every step is recorded and reported.
 std::vector<TokenId> write(Predictor& predictor, std::vector<TokenId>& context, const Picker& pick,
-                           Rng& rng, std::size_t max_new, std::optional<TokenId> stop_after);
+                           Rng& rng, std::size_t max_new, std::optional<TokenId> stop_after,
+                           const StepReport& report = {});
 // (true or false would pass as an id: say which id, or std::nullopt)
 template <class Bool>
 requires std::same_as<Bool, bool> std::vector<TokenId> write(Predictor&, std::vector<TokenId>&,
@@ -64,6 +73,7 @@ requires std::same_as<Bool, bool> std::vector<TokenId> write(Predictor&, std::ve
 // A poem from scratch (after a newline) or after `opening`: the opening plus
 // what the model writes, up to its newline or `max_chars` new characters.
 std::string write_poem(Predictor& predictor, const Tokenizer& tokenizer, const std::string& opening,
-                       const Picker& pick, Rng& rng, std::size_t max_chars);
+                       const Picker& pick, Rng& rng, std::size_t max_chars,
+                       const StepReport& report = {});
 
 }  // namespace tang

@@ -40,8 +40,7 @@ int run_lesson(int argc, char** argv, const std::string& name, const std::string
     // every flag is good: from here on the lesson prints
     std::cout << name << ": " << model.config().describe() << ", seed " << options.seed << "\n"
               << exercise_code_line() << "\n";
-    StepTrace trace(std::cout, model.tokenizer());
-    LessonContext context{model, options, std::cout, options.trace ? &trace : nullptr};
+    LessonContext context{model, options, std::cout};
     for (std::size_t i = 0; i < sections.size(); ++i) {
       if (only != 0 && i + 1 != only) continue;  // every section starts from --seed on its own
       std::cout << "\n== " << i + 1 << ". " << sections[i].title << "\n";
@@ -82,22 +81,20 @@ std::vector<TokenId> encode_prompt(const GPT& model, const std::string& text, st
   return ids;
 }
 
-Picker traced(LessonContext& c, Picker pick) {
-  if (c.trace == nullptr) return pick;
-  return [&c, pick](std::span<float> logits, std::size_t written, Rng& rng) {
-    const TokenId next = pick(logits, written, rng);
-    c.trace->finish(written + 1);
-    return next;
+StepReport step_lines(LessonContext& c) {
+  if (!c.options.trace) return {};
+  return [&c](std::size_t step, const StepRecord& record) {
+    c.out << step_line(record, step, c.model.tokenizer());
   };
 }
 
 void print_poems(LessonContext& c, const Picker& pick, std::size_t count) {
   Recompute predictor(c.model);
   Rng rng(c.options.seed);
-  const Picker step = traced(c, pick);
+  const StepReport report = step_lines(c);
   for (std::size_t i = 0; i < count; ++i) {
     const std::string poem =
-        write_poem(predictor, c.model.tokenizer(), "", step, rng, c.options.length);
+        write_poem(predictor, c.model.tokenizer(), "", pick, rng, c.options.length, report);
     c.out << "    " << poem << "\n";
   }
 }

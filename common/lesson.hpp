@@ -39,7 +39,6 @@ struct LessonContext {
   const GPT& model;
   const LessonOptions& options;
   std::ostream& out;
-  StepTrace* trace = nullptr;  // set when --trace asks for every step
 };
 
 struct Section {
@@ -75,9 +74,9 @@ std::vector<TokenId> encode_prompt(const GPT& model, const std::string& text, st
 // poems begins from the same random numbers.
 void print_poems(LessonContext& context, const Picker& pick, std::size_t count);
 
-// The picker itself, or with --trace one that prints each step it takes as a
-// line (trace.hpp) before the poem is printed.
-Picker traced(LessonContext& context, Picker pick);
+// With --trace: what prints each step of a poem as a line (trace.hpp), before the
+// poem; without it, nothing (an empty report: write() records no step).
+StepReport step_lines(LessonContext& context);
 
 // How a character looks in a table: the newline as ⏎, invisible characters
 // escaped (errors.hpp's show_invisible).

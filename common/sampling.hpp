@@ -12,8 +12,6 @@
 
 namespace tang {
 
-class StepTrace;  // trace.hpp
-
 // The largest of `values` (not empty).
 float largest_value(std::span<const float> values);
 
@@ -24,10 +22,9 @@ void softmax_in_place(std::span<float> logits);
 
 // How lessons 03-06 sample (lessons/03_topk_topp/sampler.hpp).
 struct SamplingSettings {
-  float temperature = 1.0f;    // 0: greedy
-  std::size_t top_k = 0;       // 0: off
-  float top_p = 1.0f;          // 1: off
-  StepTrace* trace = nullptr;  // --trace: the sampler reports each step here
+  float temperature = 1.0f;  // 0: greedy
+  std::size_t top_k = 0;     // 0: off
+  float top_p = 1.0f;        // 1: off
 };
 
 // The index of the largest value (the first one on ties): "greedy" decoding.

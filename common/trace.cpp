@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <limits>
 #include <numeric>
-#include <ostream>
 
 #include "sampling.hpp"
 
@@ -23,88 +22,75 @@ std::string shown(const Tokenizer& tokenizer, TokenId id) {
   return c == "\n" ? "⏎" : c;
 }
 
-}  // namespace
-
-void StepTrace::reset() {
-  reference_.clear();
-  kept_.clear();
-  cuts_.clear();
-  coin_ = -1.0f;
-  chosen_ = -1;
-}
-
-void StepTrace::start(std::span<const float> logits, float temperature) {
-  reference_.assign(logits.begin(), logits.end());
-  const float max = *std::max_element(reference_.begin(), reference_.end());
-  // Greedy (T = 0) shows the model's own distribution (T = 1) next to its pick.
-  const float t = temperature > 0.0f ? temperature : 1.0f;
-  for (float& z : reference_) z = (z - max) / t;
-  softmax_in_place(reference_);
-  kept_.assign(reference_.size(), true);
-}
-
-void StepTrace::filtered_logits(const std::string& filter, std::span<const float> logits) {
-  cut(filter, logits, -std::numeric_limits<float>::infinity());
-}
-
-void StepTrace::filtered_probabilities(const std::string& filter,
-                                       std::span<const float> probabilities) {
-  cut(filter, probabilities, 0.0f);
-}
-
-void StepTrace::cut(const std::string& filter, std::span<const float> now, float removed_value) {
-  if (!started()) return;
-  Cut cut{filter, 0, 0.0};
-  for (std::size_t i = 0; i < now.size() && i < kept_.size(); ++i) {
-    if (kept_[i] && now[i] == removed_value) {
-      kept_[i] = false;
+// Records a filter: the characters still kept until now that `now` shows as `removed_value`.
+void cut(StepRecord& r, const std::string& filter, std::span<const float> now,
+         float removed_value) {
+  StepRecord::Cut cut{filter, 0, 0.0};
+  for (std::size_t i = 0; i < now.size() && i < r.kept.size(); ++i) {
+    if (r.kept[i] && now[i] == removed_value) {
+      r.kept[i] = false;
       cut.removed += 1;
-      cut.share += reference_[i];
+      cut.share += r.before[i];
     }
   }
-  cuts_.push_back(cut);
+  r.cuts.push_back(cut);
 }
 
-void StepTrace::drawn(float coin, TokenId chosen) {
-  coin_ = coin;
-  chosen_ = chosen;
+}  // namespace
+
+void StepRecord::begin(std::span<const float> logits, float temperature) {
+  before.assign(logits.begin(), logits.end());
+  const float max = *std::max_element(before.begin(), before.end());
+  // Greedy (T = 0) shows the model's own distribution (T = 1) next to its pick.
+  const float t = temperature > 0.0f ? temperature : 1.0f;
+  for (float& z : before) z = (z - max) / t;
+  softmax_in_place(before);
+  kept.assign(before.size(), true);
 }
 
-void StepTrace::finish(std::size_t step) {
-  std::ostream& out = out_;
-  const Tokenizer& tokenizer = tokenizer_;
-  char head[32];
-  std::snprintf(head, sizeof head, "      step %3zu  top 5:", step);
-  out << head;
-  std::vector<TokenId> ids(reference_.size());
+void StepRecord::removed_logits(const std::string& filter, std::span<const float> logits) {
+  cut(*this, filter, logits, -std::numeric_limits<float>::infinity());
+}
+
+void StepRecord::removed_probabilities(const std::string& filter,
+                                       std::span<const float> probabilities) {
+  cut(*this, filter, probabilities, 0.0f);
+}
+
+std::string step_line(const StepRecord& r, std::size_t step, const Tokenizer& tokenizer) {
+  char text[48];
+  std::snprintf(text, sizeof text, "      step %3zu  top 5:", step);
+  std::string line = text;
+  std::vector<TokenId> ids(r.before.size());
   std::iota(ids.begin(), ids.end(), 0);
-  const std::size_t shown_count = std::min<std::size_t>(5, ids.size());
-  std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(shown_count), ids.end(),
+  const std::size_t count = std::min<std::size_t>(5, ids.size());
+  std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(count), ids.end(),
                     [&](TokenId a, TokenId b) {
-                      const float pa = reference_[static_cast<std::size_t>(a)];
-                      const float pb = reference_[static_cast<std::size_t>(b)];
+                      const float pa = r.before[static_cast<std::size_t>(a)];
+                      const float pb = r.before[static_cast<std::size_t>(b)];
                       return pa != pb ? pa > pb : a < b;
                     });
-  for (std::size_t k = 0; k < shown_count; ++k) {
-    out << " " << shown(tokenizer, ids[k]) << " "
-        << percent(reference_[static_cast<std::size_t>(ids[k])]);
+  // (appended piece by piece: GCC 12 warns falsely on one long sum of strings)
+  for (std::size_t k = 0; k < count; ++k) {
+    line.append(" ").append(shown(tokenizer, ids[k])).append(" ");
+    line.append(percent(r.before[static_cast<std::size_t>(ids[k])]));
   }
-  for (const Cut& cut : cuts_) {
-    out << "  | " << cut.filter << " removed " << cut.removed << " (" << percent(cut.share) << ")";
+  for (const StepRecord::Cut& cut : r.cuts) {
+    line.append("  | ").append(cut.filter).append(" removed ");
+    line.append(std::to_string(cut.removed)).append(" (").append(percent(cut.share)).append(")");
   }
-  char coin[32];
-  if (coin_ >= 0.0f) {
-    std::snprintf(coin, sizeof coin, "  | coin %.4f", static_cast<double>(coin_));
-    out << coin;
+  if (r.coin >= 0.0f) {
+    std::snprintf(text, sizeof text, "  | coin %.4f", static_cast<double>(r.coin));
+    line.append(text);
   } else {
-    out << "  | greedy";
+    line.append("  | greedy");
   }
-  if (chosen_ >= 0) {
-    out << " -> " << shown(tokenizer, chosen_) << " ("
-        << percent(reference_[static_cast<std::size_t>(chosen_)]) << " before the filters)";
+  if (r.chosen >= 0) {
+    line.append(" -> ").append(shown(tokenizer, r.chosen)).append(" (");
+    line.append(percent(r.before[static_cast<std::size_t>(r.chosen)]))
+        .append(" before the filters)");
   }
-  out << "\n";
-  reset();
+  return line + "\n";
 }
 
 }  // namespace tang

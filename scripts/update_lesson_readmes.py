@@ -21,6 +21,8 @@ Fills seven kinds of marked blocks in lessons/*/README.md and docs/README.md:
       first line containing FROM, for example a --trace of one poem
   <!-- reading-path --> ... <!-- /reading-path -->
       the table of files (and their line counts) to read for each lesson
+  <!-- step-path --> ... <!-- /step-path -->
+      every file one cached decoding step runs through, with its line count
   <!-- measure:settings --> ... <!-- /measure -->
       the table of build/release/lessons/03_topk_topp/measure_settings --markdown
       (100 poems per setting; it runs a minute or two, and only when a page has the
@@ -123,32 +125,64 @@ def fill_table(match):
     return f"<!-- table:{match.group(1)} -->\n{body}\n<!-- /table -->"
 
 
-# The files to read for each lesson, in reading order. Each lesson also uses
-# what the lessons before it introduced.
+# The files to read for each lesson, in reading order: the code it teaches and
+# the learner's own exercise stubs (the solutions are not on the reading path).
+# Each lesson also uses what the lessons before it introduced.
 READING = [
     ("01 probabilities", "the forward pass over a window, softmax, the top 8",
      ["common/gpt.cpp", "common/ops.cpp", "common/sampling.cpp", "lessons/01_probabilities/next_char.cpp"]),
     ("02 temperature", "the draw (exercise 02) and the generation loop",
-     ["lessons/02_temperature/solution/sample_with_temperature.cpp", "common/generate.cpp"]),
+     ["lessons/02_temperature/exercise/sample_with_temperature.cpp", "common/generate.cpp"]),
     ("03 top-k, top-p", "cutting the tail; top-p is exercise 03",
-     ["lessons/03_topk_topp/top_k.cpp", "lessons/03_topk_topp/solution/top_p.cpp",
+     ["lessons/03_topk_topp/top_k.cpp", "lessons/03_topk_topp/exercise/top_p.cpp",
       "lessons/03_topk_topp/sampler.cpp"]),
     ("04 continuation", "an opening goes into the context first",
      ["lessons/04_continuation/continuation_section.cpp"]),
     ("05 acrostic", "masks; the fixed-form mask is exercise 05",
      ["lessons/05_acrostic/logit_mask.cpp", "lessons/05_acrostic/acrostic.cpp",
-      "lessons/05_acrostic/solution/qiyan_jueju.cpp"]),
+      "lessons/05_acrostic/exercise/qiyan_jueju.cpp"]),
     ("06 KV cache", "one cached decoding step, complete",
      ["lessons/06_kvcache/kv_cache.hpp", "lessons/06_kvcache/kv_cache.cpp",
-      "lessons/06_kvcache/solution/attention_with_cache.cpp", "common/ops.cpp"]),
+      "lessons/06_kvcache/exercise/attention_with_cache.cpp", "common/ops.cpp"]),
     ("07 regular verse", "the rules, the check (exercise 07a), the constraint, beam search (exercise 07b)",
      ["lessons/07_verse/verse_form.cpp", "lessons/07_verse/check_verse.cpp",
-      "lessons/07_verse/solution/line_tones.cpp", "lessons/07_verse/verse_constraint.cpp",
-      "lessons/07_verse/beam_search.cpp", "lessons/07_verse/solution/beam_step.cpp"]),
+      "lessons/07_verse/exercise/line_tones.cpp", "lessons/07_verse/verse_constraint.cpp",
+      "lessons/07_verse/beam_search.cpp", "lessons/07_verse/exercise/beam_step.cpp"]),
     ("08 many poems", "one step for B poems (exercise 08b), the batch, int8 blocks (exercise 08a)",
-     ["lessons/08_many_poems/batched_forward.cpp", "lessons/08_many_poems/solution/batched_attention.cpp",
-      "lessons/08_many_poems/batch_writer.cpp", "lessons/08_many_poems/solution/quantize_row.cpp"]),
+     ["lessons/08_many_poems/batched_forward.cpp", "lessons/08_many_poems/exercise/batched_attention.cpp",
+      "lessons/08_many_poems/batch_writer.cpp", "lessons/08_many_poems/exercise/quantize_row.cpp"]),
 ]
+
+
+# Every file one cached decoding step of lesson 06 runs through, from the token to
+# the chosen next character: the writing loop, the cached forward and its
+# operations, the draw with its filters, each exercise's switch and stub, and
+# every header whose structs they use.
+STEP_PATH = [
+    "common/generate.hpp", "common/generate.cpp",
+    "lessons/06_kvcache/kv_cache.hpp", "lessons/06_kvcache/kv_cache.cpp",
+    "lessons/06_kvcache/exercise/attention_with_cache.hpp",
+    "lessons/06_kvcache/attention_with_cache_switch.cpp",
+    "lessons/06_kvcache/exercise/attention_with_cache.cpp",
+    "common/gpt.hpp", "common/parameters.hpp", "common/config.hpp", "common/tensor.hpp",
+    "common/ops.hpp", "common/ops.cpp",
+    "lessons/03_topk_topp/sampler.hpp", "lessons/03_topk_topp/sampler.cpp",
+    "common/sampling.hpp", "common/sampling.cpp",
+    "lessons/03_topk_topp/top_k.hpp", "lessons/03_topk_topp/top_k.cpp",
+    "lessons/03_topk_topp/exercise/top_p.hpp", "lessons/03_topk_topp/top_p_switch.cpp",
+    "lessons/03_topk_topp/exercise/top_p.cpp",
+    "lessons/02_temperature/exercise/sample_with_temperature.hpp",
+    "lessons/02_temperature/sample_with_temperature_switch.cpp",
+    "lessons/02_temperature/exercise/sample_with_temperature.cpp",
+    "common/rng.hpp",
+]
+
+
+def fill_step_path(match):
+    counts = [(f, len((root / f).read_text().splitlines())) for f in STEP_PATH]
+    rows = ["| file | lines |", "|---|---|"] + [f"| `{f}` | {n} |" for f, n in counts]
+    rows.append(f"| **{len(counts)} files** | **{sum(n for _, n in counts)} lines** |")
+    return "<!-- step-path -->\n" + "\n".join(rows) + "\n<!-- /step-path -->"
 
 
 def fill_reading_path(match):
@@ -190,6 +224,7 @@ for page in pages:
     new = re.sub(r"<!-- excerpt:([^:]+):(.+?) -->.*?<!-- /excerpt -->", fill_excerpt, new, flags=re.S)
     new = re.sub(r"<!-- diff:kv_cache -->.*?<!-- /diff -->", fill_diff, new, flags=re.S)
     new = re.sub(r"<!-- reading-path -->.*?<!-- /reading-path -->", fill_reading_path, new, flags=re.S)
+    new = re.sub(r"<!-- step-path -->.*?<!-- /step-path -->", fill_step_path, new, flags=re.S)
     new = re.sub(r"<!-- run:(.+?) -->.*?<!-- /run -->", fill_run, new, flags=re.S)
     new = re.sub(r"<!-- measure:settings -->.*?<!-- /measure -->", fill_measure(page), new, flags=re.S)
     new = re.sub(r"<!-- table:(.+?) -->.*?<!-- /table -->", fill_table, new, flags=re.S)

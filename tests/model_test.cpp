@@ -192,7 +192,8 @@ TEST_F(TinyModel, WriteAppendsAndStopsAtTheNewline) {
   tang::Recompute predictor(model);
   tang::Rng rng(1);
   // a picker that writes 3, 4, 5, 6, then the newline (id 0), then 8, 9, ... (mod 11)
-  const tang::Picker pick = [](std::span<float> logits, std::size_t written, tang::Rng&) {
+  const tang::Picker pick = [](std::span<float> logits, std::size_t written, tang::Rng&,
+                               tang::StepRecord*) {
     EXPECT_EQ(logits.size(), 11u);
     return written == 4 ? TokenId{0} : static_cast<TokenId>((3 + written) % 11);
   };

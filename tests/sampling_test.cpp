@@ -327,7 +327,7 @@ TEST(SampleNext, PickerAndWritingSettings) {
   for (std::uint64_t seed = 1; seed <= 50; ++seed) {
     std::vector<float> a = logits, b = logits;
     tang::Rng r1(seed), r2(seed);
-    EXPECT_EQ(pick(a, 0, r1), tang::sample_next(b, s, r2)) << "seed " << seed;
+    EXPECT_EQ(pick(a, 0, r1, nullptr), tang::sample_next(b, s, r2)) << "seed " << seed;
   }
   tang::LessonOptions options;  // defaults: no --temperature, top-k 20
   tang::SamplingSettings w = tang::writing_settings(options);

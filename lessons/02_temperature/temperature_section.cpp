@@ -56,11 +56,11 @@ void show_temperatures(LessonContext& c) {
   for (float t : temperatures) {
     c.out << "  T = " << label(t) << (t == 0.0f ? " (greedy)" : "") << "\n";
     // every character drawn by exercise 02's function
-    const Picker draw = [t, &c](std::span<float> logits, std::size_t, Rng& rng) {
-      if (c.trace) c.trace->start(logits, t);
+    const Picker draw = [t](std::span<float> logits, std::size_t, Rng& rng, StepRecord* record) {
+      if (record) record->begin(logits, t);  // --trace
       const float coin = rng.uniform();
       const TokenId next = sample_with_temperature(logits, t, coin);
-      if (c.trace) c.trace->drawn(t == 0.0f ? -1.0f : coin, next);
+      if (record) record->drawn(t == 0.0f ? -1.0f : coin, next);
       return next;
     };
     print_poems(c, draw, 3);

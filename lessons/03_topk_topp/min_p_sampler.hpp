@@ -30,21 +30,20 @@
 namespace tang {
 
 struct MinPSettings {
-  float temperature = 1.5f;    // 0: greedy, on the penalised logits
-  float penalty = 1.1f;        // 1: off (llama.cpp's --repeat-penalty)
-  std::size_t last_n = 64;     // how many recent characters it looks at (--repeat-last-n)
-  float min_p = 0.05f;         // 0: off (llama.cpp's --min-p)
-  StepTrace* trace = nullptr;  // --trace: report each step here
+  float temperature = 1.5f;  // 0: greedy, on the penalised logits
+  float penalty = 1.1f;      // 1: off (llama.cpp's --repeat-penalty)
+  std::size_t last_n = 64;   // how many recent characters it looks at (--repeat-last-n)
+  float min_p = 0.05f;       // 0: off (llama.cpp's --min-p)
 };
 
 // For temperature > 0: turns `logits` (V) into the probabilities (V) the coin
 // is drawn from, in place: the penalty on the ids in `recent`, then
 // (z - max) / T, softmax, min-p.
 void min_p_probabilities(std::span<float> logits, std::span<const TokenId> recent,
-                         const MinPSettings& settings);
+                         const MinPSettings& settings, StepRecord* record = nullptr);
 
 TokenId sample_min_p(std::span<float> logits, std::span<const TokenId> recent,
-                     const MinPSettings& settings, Rng& rng);
+                     const MinPSettings& settings, Rng& rng, StepRecord* record = nullptr);
 
 // A Picker that remembers what it wrote in the current text (for the penalty); asked
 // twice for the same step, it gives the same answer.

@@ -8,12 +8,16 @@
 
 namespace tang {
 
-TokenId sample_next(std::span<float> logits, const SamplingSettings& s, Rng& rng) {
-  StepTrace* trace = s.trace;  // --trace: report each stage (null: not asked)
-  if (trace && !trace->started()) trace->start(logits, s.temperature);
+TokenId sample_next(std::span<float> logits, const SamplingSettings& s, Rng& rng,
+                    StepRecord* record, const Constraint& constraint) {
+  if (record) record->begin(logits, s.temperature);  // --trace: what this step does
+  if (constraint) {
+    constraint(logits);  // lesson 05: banned characters become -inf
+    if (record) record->removed_logits("mask", logits);
+  }
   if (s.temperature == 0.0f) {
     const TokenId best = argmax(logits);
-    if (trace) trace->drawn(-1.0f, best);
+    if (record) record->drawn(-1.0f, best);
     return best;
   }
   auto z = xt::adapt(logits.data(), logits.size(), xt::no_ownership(),
@@ -22,22 +26,22 @@ TokenId sample_next(std::span<float> logits, const SamplingSettings& s, Rng& rng
   z = (z - max) / s.temperature;  // minus the largest first: no overflow for any T > 0
   if (s.top_k > 0) {
     top_k_filter(logits, s.top_k);
-    if (trace) trace->filtered_logits("top-k " + std::to_string(s.top_k), logits);
+    if (record) record->removed_logits("top-k " + std::to_string(s.top_k), logits);
   }
   softmax_in_place(logits);
   if (s.top_p < 1.0f) {             // 1 = off
     top_p_filter(logits, s.top_p);  // exercise 03
-    if (trace) trace->filtered_probabilities("top-p " + label(s.top_p), logits);
+    if (record) record->removed_probabilities("top-p " + label(s.top_p), logits);
   }
   const float coin = rng.uniform();
   const TokenId next = sample_from(logits, coin);  // exercise 02
-  if (trace) trace->drawn(coin, next);
+  if (record) record->drawn(coin, next);
   return next;
 }
 
 Picker sampling_picker(const SamplingSettings& settings) {
-  return [settings](std::span<float> logits, std::size_t, Rng& rng) {
-    return sample_next(logits, settings, rng);
+  return [settings](std::span<float> logits, std::size_t, Rng& rng, StepRecord* record) {
+    return sample_next(logits, settings, rng, record);
   };
 }
 

@@ -10,6 +10,7 @@
 // (common/exercise_code.hpp).
 #pragma once
 
+#include <functional>
 #include <span>
 
 #include "02_temperature/exercise/sample_with_temperature.hpp"  // exercise 02: sample_from
@@ -18,12 +19,19 @@
 #include "options.hpp"
 #include "rng.hpp"
 #include "sampling.hpp"
+#include "trace.hpp"
 
 namespace tang {
 
+// What lesson 05 puts first: a mask that sets the logits of banned characters
+// to -inf (LogitMask::apply), or nothing.
+using Constraint = std::function<void(std::span<float> logits)>;
+
 // The step above, overwriting `logits` (with the probabilities it drew from).
-// Temperature 0 is greedy (argmax).
-TokenId sample_next(std::span<float> logits, const SamplingSettings& settings, Rng& rng);
+// Temperature 0 is greedy (argmax). With a record (--trace), it also notes what
+// each stage did (trace.hpp).
+TokenId sample_next(std::span<float> logits, const SamplingSettings& settings, Rng& rng,
+                    StepRecord* record = nullptr, const Constraint& constraint = {});
 
 // A Picker (generate.hpp) that samples with `settings`.
 Picker sampling_picker(const SamplingSettings& settings);

@@ -17,7 +17,6 @@ void print_block(LessonContext& c, const Picker& pick) {
   try {
     print_poems(c, pick, 3);
   } catch (const NotImplemented& e) {
-    if (c.trace) c.trace->reset();  // the step the stub interrupted
     c.out << "  " << e.what() << "\n";
   }
 }
@@ -30,16 +29,16 @@ void show_topk_topp(LessonContext& c) {
     c.out << "  T = " << label(t) << ", only the " << c.options.top_k
           << " most likely characters (top-k = " << c.options.top_k << "):\n";
   }
-  print_block(c, sampling_picker({t, c.options.top_k, 1.0f, c.trace}));
+  print_block(c, sampling_picker({t, c.options.top_k, 1.0f}));
   if (c.options.top_p >= 1.0f) {
     c.out << "  T = " << label(t) << ", top-p off (--top-p 1): every character may come:\n";
   } else {
     c.out << "  T = " << label(t) << ", the smallest set reaching p = " << label(c.options.top_p)
           << " (top-p, exercise 03):\n";
   }
-  print_block(c, sampling_picker({t, 0, c.options.top_p, c.trace}));
+  print_block(c, sampling_picker({t, 0, c.options.top_p}));
   // llama.cpp's defaults: --repeat-penalty 1.1 --repeat-last-n 64 --min-p 0.05
-  const MinPSettings s{t, 1.1f, 64, 0.05f, c.trace};
+  const MinPSettings s{t, 1.1f, 64, 0.05f};
   c.out << "  T = " << label(t) << ", repetition penalty " << label(s.penalty) << " over the last "
         << s.last_n << " characters, then min-p " << label(s.min_p) << " (exercise 03b):\n";
   print_block(c, min_p_picker(s));

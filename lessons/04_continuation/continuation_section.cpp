@@ -11,18 +11,17 @@ namespace {
 const std::vector<std::string> kDefaultOpenings = {"床前明月光，", "大漠孤烟直，", "人工智能好，"};
 
 void show_continuations(LessonContext& c) {
-  SamplingSettings settings = writing_settings(c.options);
-  settings.trace = c.trace;
+  const SamplingSettings settings = writing_settings(c.options);
   c.out << "The opening goes into the context first; the model continues it (T = "
         << label(settings.temperature) << ", top-k = " << settings.top_k << "):\n";
   const auto& openings = c.options.prompts.empty() ? kDefaultOpenings : c.options.prompts;
   Recompute predictor(c.model);
   Rng rng(c.options.seed);
-  const Picker pick = traced(c, sampling_picker(settings));
+  const Picker pick = sampling_picker(settings);
   for (const std::string& opening : openings) {
     encode_prompt(c.model, opening, c.out);  // notes cropping of a long opening
-    const std::string poem =
-        write_poem(predictor, c.model.tokenizer(), opening, pick, rng, c.options.length);
+    const std::string poem = write_poem(predictor, c.model.tokenizer(), opening, pick, rng,
+                                        c.options.length, step_lines(c));
     c.out << "    " << poem << "\n";
   }
 }

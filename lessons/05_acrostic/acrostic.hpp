@@ -16,6 +16,7 @@ namespace tang {
 // counts the head. Throws UserError for a head the model does not know.
 std::string write_acrostic(Predictor& predictor, const Tokenizer& tokenizer,
                            const std::string& heads, std::size_t chars_per_line,
-                           const SamplingSettings& settings, Rng& rng);
+                           const SamplingSettings& settings, Rng& rng,
+                           const StepReport& report = {});
 
 }  // namespace tang

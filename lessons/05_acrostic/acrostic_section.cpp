@@ -18,8 +18,8 @@ const std::vector<std::pair<std::string, std::size_t>> kDefaultHeads = {{"春眠
                                                                         {"学无止境", 5}};
 
 void show_acrostics(LessonContext& c) {
-  SamplingSettings settings = writing_settings(c.options);
-  settings.trace = c.trace;  // --trace: the pickers below print every step
+  const SamplingSettings settings = writing_settings(c.options);
+  const StepReport report = step_lines(c);  // --trace: every step as a line
   c.out
       << "We choose each line's first character; inside a line \"，\", \"。\" and the newline are "
          "banned (logit = -inf), and we add the punctuation ourselves:\n";
@@ -33,7 +33,7 @@ void show_acrostics(LessonContext& c) {
   for (const auto& [heads, per_line] : requests) {
     c.out << "  " << heads << " (" << per_line << " characters a line):\n";
     const std::string poem =
-        write_acrostic(predictor, c.model.tokenizer(), heads, per_line, settings, rng);
+        write_acrostic(predictor, c.model.tokenizer(), heads, per_line, settings, rng, report);
     c.out << "    " << poem << "\n";
   }
 
@@ -48,7 +48,7 @@ void show_acrostics(LessonContext& c) {
   };
   for (int poem = 0; poem < 3; ++poem) {
     std::vector<TokenId> written =
-        write_under_masks(predictor, tokenizer, mask, settings, mask_rng, /*max_chars=*/40);
+        write_under_masks(predictor, tokenizer, mask, settings, mask_rng, /*max_chars=*/40, report);
     const std::string problem = qiyan_jueju_problem(tokenizer, written);
     if (!written.empty() && written.back() == tokenizer.newline()) written.pop_back();
     c.out << "    " << tokenizer.decode(written) << "   "

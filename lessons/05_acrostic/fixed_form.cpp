@@ -5,26 +5,21 @@
 
 #include "03_topk_topp/sampler.hpp"
 #include "lesson.hpp"
-#include "trace.hpp"
 
 namespace tang {
 
 std::vector<TokenId> write_under_masks(Predictor& predictor, const Tokenizer& tokenizer,
                                        const MaskForPosition& mask_for,
                                        const SamplingSettings& settings, Rng& rng,
-                                       std::size_t max_chars) {
-  StepTrace* trace = settings.trace;  // --trace (null: not asked)
-  const Picker pick = [&](std::span<float> logits, std::size_t written, Rng& r) {
+                                       std::size_t max_chars, const StepReport& report) {
+  const Picker pick = [&](std::span<float> logits, std::size_t written, Rng& r,
+                          StepRecord* record) {
     const LogitMask mask = mask_for(written + 1);  // for the character about to be drawn
-    if (trace) trace->start(logits, settings.temperature);
-    mask.apply(logits);  // the constraint first, then the usual step
-    if (trace) trace->filtered_logits("mask", logits);
-    const TokenId next = sample_next(logits, settings, r);
-    if (trace) trace->finish(written + 1);
-    return next;
+    const Constraint constraint = [&](std::span<float> z) { mask.apply(z); };
+    return sample_next(logits, settings, r, record, constraint);  // the mask first
   };
   std::vector<TokenId> context = tokenizer.encode("\n");
-  return write(predictor, context, pick, rng, max_chars, tokenizer.newline());
+  return write(predictor, context, pick, rng, max_chars, tokenizer.newline(), report);
 }
 
 std::string qiyan_jueju_problem(const Tokenizer& tokenizer, const std::vector<TokenId>& written) {

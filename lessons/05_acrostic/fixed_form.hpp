@@ -26,7 +26,7 @@ using MaskForPosition = std::function<LogitMask(std::size_t position)>;
 std::vector<TokenId> write_under_masks(Predictor& predictor, const Tokenizer& tokenizer,
                                        const MaskForPosition& mask_for,
                                        const SamplingSettings& settings, Rng& rng,
-                                       std::size_t max_chars);
+                                       std::size_t max_chars, const StepReport& report = {});
 
 // "" when `written` is a 七言绝句 (7 characters, "，", 7, "。", 7, "，", 7, "。",
 // then "\n", with no "，" "。" or newline anywhere else); otherwise what is

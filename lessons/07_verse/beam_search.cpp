@@ -44,8 +44,7 @@ double log_softmax(std::span<const float> logits, const LogitMask& mask,
 WrittenVerse write_verse(const GPT& model, const VerseConstraint& constraint,
                          const BeamSettings& settings, Rng& rng, std::ostream* trace) {
   const Tokenizer& tokenizer = model.tokenizer();
-  SamplingSettings sampling = settings.sampling;
-  sampling.trace = nullptr;
+  const SamplingSettings& sampling = settings.sampling;
   std::vector<Beam> beams;
   beams.push_back(Beam{KVCache(model.config()), tokenizer.encode("\n"), {}});
   Activations acts(model.config());  // shared: the beams run one after the other

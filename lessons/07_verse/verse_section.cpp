@@ -39,7 +39,7 @@ void write_and_show(LessonContext& c, const VerseVocabulary& vocab, const std::s
   BeamSettings settings{width, writing_settings(c.options)};
   Rng rng(seed);
   const WrittenVerse v =
-      write_verse(c.model, constraint, settings, rng, c.trace ? &c.out : nullptr);
+      write_verse(c.model, constraint, settings, rng, c.options.trace ? &c.out : nullptr);
   std::string text = c.model.tokenizer().decode(v.tokens);
   const VerseCheck check = check_verse(text, vocab.tables);
   c.out << "  " << title << ":\n" << describe_check(check, /*no_repeat=*/false, "    ");

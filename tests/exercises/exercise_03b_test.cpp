@@ -445,7 +445,7 @@ std::vector<float> lessons_step(std::vector<float> logits, const std::vector<Tok
 }
 
 TEST(Exercise03b, TheLessonPenalisesTheLogitsThenDividesByTThenCutsWithMinP) {
-  const tang::MinPSettings s{1.5f, 1.1f, 64, 0.05f, nullptr};  // the lesson's block
+  const tang::MinPSettings s{1.5f, 1.1f, 64, 0.05f};  // the lesson's block
   // The penalty reads the model's own logits: id 0's 3 > 0 becomes 3 / 1.1 = 2.73, below
   // id 1's 2.9. (After subtracting the largest, id 0's logit would be 0 and stay 0.)
   const std::vector<float> logits = {3.0f, 2.9f, 0.0f, -1.0f, -2.0f};
@@ -482,7 +482,7 @@ TEST(Exercise03b, TheLessonPenalisesTheLogitsThenDividesByTThenCutsWithMinP) {
     for (float& x : z) x = rng.normal() * 3.0f;
     std::vector<TokenId> recent(rng.below(65));
     for (TokenId& id : recent) id = static_cast<TokenId>(rng.below(std::min<std::size_t>(n, 50)));
-    const tang::MinPSettings t{0.5f + 1.5f * rng.uniform(), 1.1f, 64, 0.05f, nullptr};
+    const tang::MinPSettings t{0.5f + 1.5f * rng.uniform(), 1.1f, 64, 0.05f};
     const std::vector<float> expected = reference_step(z, recent, t);
     const std::vector<float> got = lessons_step(z, recent, t);
     if (!same_bits(got, expected)) {
@@ -502,12 +502,12 @@ TEST(Exercise03b, TheLessonsPickerRemembersTheLast64CharactersOfEachPoem) {
   const std::size_t n = 100;
   std::vector<float> logits(n);  // 10, 9.999, 9.998, ...: every one above 10 / 1.1 = 9.09
   for (std::size_t i = 0; i < n; ++i) logits[i] = 10.0f - 0.001f * static_cast<float>(i);
-  const tang::Picker pick = tang::min_p_picker({0.0f, 1.1f, 64, 0.05f, nullptr});
+  const tang::Picker pick = tang::min_p_picker({0.0f, 1.1f, 64, 0.05f});
   tang::Rng rng(1);
   for (int poem = 0; poem < 2; ++poem) {
     for (std::size_t written = 0; written < 200; ++written) {
       std::vector<float> z = logits;
-      const TokenId got = pick(z, written, rng);
+      const TokenId got = pick(z, written, rng, nullptr);
       const auto expected = static_cast<TokenId>(written % 65);
       if (got != expected) {
         FAIL() << "poem " << poem + 1 << ", character " << written << ": the greedy picker should "
@@ -520,10 +520,11 @@ TEST(Exercise03b, TheLessonsPickerRemembersTheLast64CharactersOfEachPoem) {
       }
     }
   }
-  const tang::Picker plain = tang::min_p_picker({0.0f, 1.0f, 64, 0.05f, nullptr});
+  const tang::Picker plain = tang::min_p_picker({0.0f, 1.0f, 64, 0.05f});
   for (std::size_t written = 0; written < 10; ++written) {
     std::vector<float> z = logits;
-    EXPECT_EQ(plain(z, written, rng), 0) << "with a penalty of 1 greedy always writes id 0";
+    EXPECT_EQ(plain(z, written, rng, nullptr), 0)
+        << "with a penalty of 1 greedy always writes id 0";
   }
 }
 

@@ -138,7 +138,8 @@ TEST(Exercise05, EveryPoemIsAQiyanJueju) {
   int checked = 0;
   for (const auto& s : settings) {
     // mask first (your mask for the position about to be written), then the draw
-    const tang::Picker pick = [&](std::span<float> logits, std::size_t written, tang::Rng& rng) {
+    const tang::Picker pick = [&](std::span<float> logits, std::size_t written, tang::Rng& rng,
+                                  tang::StepRecord*) {
       qiyan_jueju_mask(tokenizer, written + 1).apply(logits);
       return draw(logits, s.temperature, s.top_k, rng);
     };
