@@ -13,8 +13,8 @@
 // place, not to the bit. The filters decide which characters may be written, and
 // so must agree exactly. Relative error, here: max |a - b| / max |b|, b the plain one.
 //
-// Needs the default build: top-p is compared with exercise 03's reference
-// solution (the `learner` preset links the stub instead).
+// Top-p is compared with exercise 03's reference solution (what its switch runs
+// without --yours).
 
 #include "fast/fast.hpp"
 

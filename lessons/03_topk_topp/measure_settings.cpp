@@ -18,9 +18,8 @@
 // cache (Recompute) on the plain kernels, and write_poem writes. Poem n of
 // every setting (n = 1..N) has its own Rng(n), so `--seed n` reprints it: it is
 // the first poem of the block of lesson_02_temperature --seed n --temperature T,
-// or of the top-k and top-p blocks of lesson_03_topk_topp --seed n. Like the
-// lessons, the `learner` build draws with your exercise 02 and 03 code (and
-// stops with its "not implemented yet" line until it is done).
+// or of the top-k and top-p blocks of lesson_03_topk_topp --seed n. It draws
+// with the reference solutions of exercises 02, 03 and 03b.
 //
 // The columns (poem_measures.hpp says exactly what is counted):
 //   copied lines    lines of 5+ characters that are also a line of a training poem

@@ -2,7 +2,7 @@
 // with and without temperature
 // (lessons/02_temperature/exercise/sample_with_temperature.cpp).
 //
-//   ctest --preset learner -L exercise_02     your code
+//   ctest --preset yours -L '^yours_02$'     your code
 //   ctest --preset release -L exercise_02     the reference solution
 //
 // sample_from first (the walk over the running total), then sample_with_temperature:

@@ -1,7 +1,7 @@
 // exercise_03_test: EXERCISE 03, top-p (nucleus) filtering
 // (lessons/03_topk_topp/exercise/top_p.cpp).
 //
-//   ctest --preset learner -L '^exercise_03$'     your code
+//   ctest --preset yours -L '^yours_03$'     your code
 //   ctest --preset release -L '^exercise_03$'     the reference solution
 //
 // Tiny hand-made distributions with answers worked out on paper, then the exact

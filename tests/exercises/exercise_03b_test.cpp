@@ -1,7 +1,7 @@
 // exercise_03b_test: EXERCISE 03b, a repetition penalty and min-p
 // (lessons/03_topk_topp/exercise/min_p_penalty.cpp).
 //
-//   ctest --preset learner -L exercise_03b     your code
+//   ctest --preset yours -L '^yours_03b$'     your code
 //   ctest --preset release -L exercise_03b     the reference solution
 //
 // Small hand-made cases with answers worked out on paper, then the exact

@@ -1,7 +1,7 @@
 // exercise_05_test: EXERCISE 05, a mask that only lets the model write 七言绝句
 // (lessons/05_acrostic/exercise/qiyan_jueju.cpp).
 //
-//   ctest --preset learner -L exercise_05     your code
+//   ctest --preset yours -L '^yours_05$'     your code
 //   ctest --preset release -L exercise_05     the reference solution
 //
 // First the mask at every position, then whole poems: the tiny test model

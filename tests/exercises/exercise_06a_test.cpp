@@ -1,7 +1,7 @@
 // exercise_06a_test: EXERCISE 06a, the KV-cache step inside attention
 // (lessons/06_kvcache/exercise/attention_with_cache.cpp).
 //
-//   ctest --preset learner -L exercise_06a    your code
+//   ctest --preset yours -L '^yours_06a$'    your code
 //   ctest --preset release -L exercise_06a    the reference solution
 //
 // The cached computation must give what the whole sequence at once gives:

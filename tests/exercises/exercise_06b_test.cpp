@@ -1,7 +1,7 @@
 // exercise_06b_test: EXERCISE 06b, a block-512 model timed with and without
 // the KV cache (lessons/06_kvcache/exercise/block512_timing.cpp).
 //
-//   ctest --preset learner -L exercise_06b    your code
+//   ctest --preset yours -L '^yours_06b$'    your code
 //   ctest --preset release -L exercise_06b    the reference solution
 //
 // The tests check what must hold on any machine: the model's shape, the same

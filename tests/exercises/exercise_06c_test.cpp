@@ -1,7 +1,7 @@
 // exercise_06c_test: EXERCISE 06c, the cost model of the KV cache
 // (lessons/06_kvcache/exercise/cost_model.cpp).
 //
-//   ctest --preset learner -L exercise_06c    your code
+//   ctest --preset yours -L '^yours_06c$'    your code
 //   ctest --preset release -L exercise_06c    the reference solution
 //
 // Costs are given, not timed: the tests check the arithmetic the contract

@@ -1,7 +1,7 @@
 // exercise_07a_test: EXERCISE 07a, the tone check of one line
 // (lessons/07_verse/exercise/line_tones.cpp).
 //
-//   ctest --preset learner -L exercise_07a     your code
+//   ctest --preset yours -L '^yours_07a$'     your code
 //   ctest --preset release -L exercise_07a     the reference solution
 //
 // Hand-made lines first (each rule of the comment on its own), then every

@@ -1,7 +1,7 @@
 // exercise_07b_test: EXERCISE 07b, one step of beam search
 // (lessons/07_verse/exercise/beam_step.cpp).
 //
-//   ctest --preset learner -L exercise_07b     your code
+//   ctest --preset yours -L '^yours_07b$'     your code
 //   ctest --preset release -L exercise_07b     the reference solution
 //
 // Small hand-made beams whose answer can be read off, the tie rules, masks,

@@ -1,7 +1,7 @@
 // exercise_08b_test: EXERCISE 08b, one attention step for many sequences
 // (lessons/08_many_poems/exercise/batched_attention.cpp).
 //
-//   ctest --preset learner -L exercise_08b    your code
+//   ctest --preset yours -L '^yours_08b$'    your code
 //   ctest --preset release -L exercise_08b    the reference solution
 //
 // B random sequences at different lengths: each one's caches hold the keys and

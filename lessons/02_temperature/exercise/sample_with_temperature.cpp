@@ -30,7 +30,7 @@
 //
 // Hint: softmax_in_place and argmax are in common/sampling.hpp; write the
 // walk of sample_from yourself.
-// Tests: ctest --preset learner -L exercise_02 (tests/exercises/exercise_02_test.cpp).
+// Tests: ctest --preset yours -L '^yours_02$' (tests/exercises/exercise_02_test.cpp).
 
 #include "02_temperature/exercise/sample_with_temperature.hpp"
 

@@ -49,7 +49,7 @@
 //
 // Hint: a std::set of the ids in `recent`; std::max_element; one loop that
 // zeroes and adds up, one that divides.
-// Tests: ctest --preset learner -L exercise_03b (tests/exercises/exercise_03b_test.cpp).
+// Tests: ctest --preset yours -L '^yours_03b$' (tests/exercises/exercise_03b_test.cpp).
 
 #include "03_topk_topp/exercise/min_p_penalty.hpp"
 

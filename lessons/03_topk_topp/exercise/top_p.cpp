@@ -20,8 +20,8 @@
 //      the result sums to 1 again. The example becomes (2/3, 1/3, 0).
 //
 // Hint: a std::vector of ids, std::sort with a comparison that follows rule 2.
-// Tests: ctest --preset learner -L '^exercise_03$' (tests/exercises/exercise_03_test.cpp;
-// -L exercise_03 alone would run exercise 03b's tests too).
+// Tests: ctest --preset yours -L '^yours_03$' (tests/exercises/exercise_03_test.cpp;
+// -L yours_03 alone would run exercise 03b's tests too).
 
 #include "03_topk_topp/exercise/top_p.hpp"
 

@@ -23,7 +23,7 @@
 // so whatever the sampling settings, the poem comes out in form.
 // Hints: LogitMask::allow_only and LogitMask::ban; inside_line_mask() in
 // logit_mask.cpp already bans the three characters.
-// Tests: ctest --preset learner -L exercise_05 (tests/exercises/exercise_05_test.cpp).
+// Tests: ctest --preset yours -L '^yours_05$' (tests/exercises/exercise_05_test.cpp).
 
 #include "05_acrostic/exercise/qiyan_jueju.hpp"
 

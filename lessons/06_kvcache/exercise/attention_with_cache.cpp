@@ -29,7 +29,7 @@
 //
 // Hints: lessons/06_kvcache/kv_cache.cpp shows where these steps sit in the
 // model; common/ops.cpp's attention_forward is the same loop without a cache.
-// Tests: ctest --preset learner -L exercise_06a (tests/exercises/exercise_06a_test.cpp).
+// Tests: ctest --preset yours -L '^yours_06a$' (tests/exercises/exercise_06a_test.cpp).
 
 #include "06_kvcache/exercise/attention_with_cache.hpp"
 

@@ -25,7 +25,7 @@
 //      identical, because the cache only skips repeated work).
 // Hints: lesson 06's cache_timing.hpp writes and times n characters;
 // common/generate.hpp has the generation loop.
-// Tests: ctest --preset learner -L exercise_06b (tests/exercises/exercise_06b_test.cpp).
+// Tests: ctest --preset yours -L '^yours_06b$' (tests/exercises/exercise_06b_test.cpp).
 // The tests never check how fast it is; lesson_06_kvcache prints the ratio.
 
 #include "06_kvcache/exercise/block512_timing.hpp"

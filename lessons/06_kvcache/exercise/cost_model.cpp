@@ -20,10 +20,10 @@
 //     Throw std::invalid_argument when n == 0, t1 <= 0 or b < 0.
 //
 // Why: 120 characters run 7,260 positions without the cache and 120 with it,
-// 60.5 times as many, yet the cache is only about 20 times faster: b is much
+// 60.5 times as many, yet the cache is far less than 60.5 times faster: b is much
 // smaller than t1. Your predictions stand next to the measured speed-ups in
 // lesson_06_kvcache's section 6.
-// Tests: ctest --preset learner -L exercise_06c (tests/exercises/exercise_06c_test.cpp).
+// Tests: ctest --preset yours -L '^yours_06c$' (tests/exercises/exercise_06c_test.cpp).
 
 #include "06_kvcache/exercise/cost_model.hpp"
 

@@ -21,7 +21,7 @@
 // Hints: collect the extensions in a vector, then std::partial_sort with a
 // comparison that compares the score, then the beam, then the token. With B
 // beams of V characters that is B x V extensions: at most 8 x 7,129 here.
-// Tests: ctest --preset learner -L exercise_07b (tests/exercises/exercise_07b_test.cpp).
+// Tests: ctest --preset yours -L '^yours_07b$' (tests/exercises/exercise_07b_test.cpp).
 
 #include "07_verse/exercise/beam_step.hpp"
 

@@ -18,7 +18,7 @@
 // check_verse builds each line's pattern from the rules (verse_form.hpp) and
 // turns every position you return into a message: "position 4: '月' is 仄,
 // needs 平 (二四六分明)".
-// Tests: ctest --preset learner -L exercise_07a (tests/exercises/exercise_07a_test.cpp).
+// Tests: ctest --preset yours -L '^yours_07a$' (tests/exercises/exercise_07a_test.cpp).
 
 #include "07_verse/exercise/line_tones.hpp"
 

@@ -25,7 +25,7 @@
 // Exercise 06a's attention_with_cache is the same step for one sequence, and
 // the lesson checks that yours gives the same bits: a poem written in a batch
 // must be the poem written alone.
-// Tests: ctest --preset learner -L exercise_08b (tests/exercises/exercise_08b_test.cpp).
+// Tests: ctest --preset yours -L '^yours_08b$' (tests/exercises/exercise_08b_test.cpp).
 
 #include "08_many_poems/exercise/batched_attention.hpp"
 

@@ -32,7 +32,7 @@
 // quantize_row when the model is loaded, and every input row before a matmul,
 // then multiplies the int8 blocks in integers.
 // Hints: std::abs, std::max, std::lround and std::clamp; keep max and scale in float.
-// Tests: ctest --preset learner -L exercise_08a (tests/exercises/exercise_08a_test.cpp).
+// Tests: ctest --preset yours -L '^yours_08a$' (tests/exercises/exercise_08a_test.cpp).
 
 #include "08_many_poems/exercise/quantize_row.hpp"
 
