@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <iostream>
 #include <set>
 
@@ -117,7 +118,8 @@ Verdict compare_floats(std::span<const float> yours, std::span<const float> thei
   std::size_t where = 0;
   bool same_bits = true;
   for (std::size_t i = 0; i < yours.size(); ++i) {
-    same_bits = same_bits && std::memcmp(&yours[i], &theirs[i], sizeof(float)) == 0;
+    same_bits = same_bits &&
+                std::bit_cast<std::uint32_t>(yours[i]) == std::bit_cast<std::uint32_t>(theirs[i]);
     const double gap = std::fabs(static_cast<double>(yours[i]) - static_cast<double>(theirs[i]));
     if (!(gap <= largest)) largest = std::isnan(gap) ? INFINITY : gap, where = i;  // NaN: worst
   }
@@ -146,7 +148,8 @@ Verdict compare_draws(TokenId yours, TokenId theirs, float coin,
     for (const float sign : {-1.0f, 1.0f}) {
       const float moved = coin + sign * static_cast<float>(step) * kStep;
       if (moved >= 0.0f && moved < 1.0f && theirs_with(moved) == yours) {
-        return {Verdict::kRounding, drawn + "; a coin " + scientific(step * kStep) +
+        return {Verdict::kRounding, drawn + "; a coin " +
+                                        scientific(static_cast<float>(step) * kStep) +
                                         " away makes theirs " + character_name(yours) + " too"};
       }
     }
