@@ -69,8 +69,10 @@ def restore(*_):
 
 def build_target(program):
     target = program.split("/")[1]
-    subprocess.run(["cmake", "--build", str(build), "--target", target], check=True,
-                   stdout=subprocess.DEVNULL)
+    built = subprocess.run(["cmake", "--build", str(build), "--target", target],
+                           stdout=subprocess.DEVNULL)
+    if built.returncode != 0:
+        raise SystemExit(f"exercise_notes.py: building {target} failed (exit {built.returncode})")
 
 
 def note_for(name, exercise, pattern, change, program, flags):
@@ -98,6 +100,9 @@ def note_for(name, exercise, pattern, change, program, flags):
 
 
 def main():
+    if not (build / "build.ninja").exists():
+        raise SystemExit("exercise_notes.py: build/release is not built: run scripts/test.sh "
+                         "(or cmake --preset release && cmake --build --preset release) first")
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, restore)
     page = root / "docs/exercises.md"
