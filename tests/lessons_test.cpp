@@ -771,6 +771,12 @@ TEST(BadCommandLine, HelpListsEveryFlag) {
     }
     EXPECT_EQ(r.out.find("--mine"), std::string::npos)
         << "--mine is gone: the lessons always run the exercises";
+    const std::size_t heads = r.out.find("--heads");  // repeatable only where it is
+    ASSERT_NE(heads, std::string::npos);
+    EXPECT_EQ(r.out.substr(heads, r.out.find("\n  -", heads) - heads).find("repeatable") !=
+                  std::string::npos,
+              lesson.number < 7)
+        << lesson.path << " --help and --heads: " << r.out;
     for (const char* flag : {"--form", "--rhyme", "--beam"}) {  // lesson 07's own
       EXPECT_EQ(r.out.find(flag) != std::string::npos, lesson.number >= 7)
           << lesson.path << " --help and " << flag;

@@ -104,6 +104,11 @@ void show_verse(LessonContext& c, const VerseOptions& o) {
 }
 
 void declare_verse_flags(CLI::App& app, VerseOptions& o) {
+  // every lesson's --heads (options.cpp) is repeatable for section 5 alone; from here on
+  // section 7 writes one acrostic with them, so they are given once
+  app.get_option("--heads")->description(
+      "acrostic head characters for sections 5 and 7, given once: 4 or 8 different "
+      "characters, e.g. 春花秋月");
   app.add_option("--form", o.form_name, "section 7's form: 五绝, 七绝, 五律 or 七律")
       ->capture_default_str();
   app.add_option("--rhyme", o.rhyme,
