@@ -43,17 +43,21 @@ TEST(Exercise07b, KeepsTheBestExtensionsAcrossBeamsBestFirst) {
   const std::vector<std::vector<float>> lp = {{-2.0f, -0.5f, -4.0f}, {-0.1f, -3.0f, -0.2f}};
   const auto got = beam_step(scores, lp, all_allowed(2, 3), 3);
   // beam 0: -3.0 -1.5 -5.0; beam 1: -3.1 -6.0 -3.2
-  EXPECT_EQ(picks(got), (std::vector<std::pair<std::size_t, TokenId>>{{0, 1}, {0, 0}, {1, 0}}));
-  ASSERT_EQ(got.size(), 3u);
-  EXPECT_DOUBLE_EQ(got[0].score, -1.5);
-  EXPECT_DOUBLE_EQ(got[2].score, -3.0 + static_cast<double>(-0.1f));
+  EXPECT_EQ(picks(got), (std::vector<std::pair<std::size_t, TokenId>>{{0, 1}, {0, 0}, {1, 0}}))
+      << "the 3 best (beam, character) pairs, best first: beam 0 + 1 scores -1 - 0.5 = -1.5, "
+         "beam 0 + 0 scores -3, beam 1 + 0 scores -3.1 (a beam's score plus the log-probability)";
+  ASSERT_EQ(got.size(), 3u) << "width 3 keeps 3 of the 6 extensions";
+  EXPECT_DOUBLE_EQ(got[0].score, -1.5) << "the best one's score: -1 (its beam) + -0.5";
+  EXPECT_DOUBLE_EQ(got[2].score, -3.0 + static_cast<double>(-0.1f))
+      << "the third one's score: -3 (beam 1) + -0.1, added as doubles";
 }
 
 TEST(Exercise07b, OneBeamCanGiveAllTheChildren) {
   const std::vector<double> scores = {0.0, -10.0};
   const std::vector<std::vector<float>> lp = {{-1.0f, -2.0f, -3.0f}, {-0.0f, -0.0f, -0.0f}};
   EXPECT_EQ(picks(beam_step(scores, lp, all_allowed(2, 3), 3)),
-            (std::vector<std::pair<std::size_t, TokenId>>{{0, 0}, {0, 1}, {0, 2}}));
+            (std::vector<std::pair<std::size_t, TokenId>>{{0, 0}, {0, 1}, {0, 2}}))
+      << "beam 1 starts at -10, so all three places go to beam 0's characters, best first";
 }
 
 TEST(Exercise07b, MasksDecideWhatMayBeAdded) {
@@ -64,23 +68,28 @@ TEST(Exercise07b, MasksDecideWhatMayBeAdded) {
   const TokenId only[] = {2};
   masks[1].allow_only(only);
   EXPECT_EQ(picks(beam_step(scores, lp, masks, 4)),
-            (std::vector<std::pair<std::size_t, TokenId>>{{1, 2}, {0, 1}, {0, 2}}));
+            (std::vector<std::pair<std::size_t, TokenId>>{{1, 2}, {0, 1}, {0, 2}}))
+      << "beam 0 may not add character 0 and beam 1 only character 2: three allowed "
+         "extensions, however good the banned ones score";
 }
 
 TEST(Exercise07b, TiesGoToTheLowerBeamThenTheLowerToken) {
   const std::vector<double> scores = {-1.0, -1.0};
   const std::vector<std::vector<float>> lp = {{-1.0f, -1.0f}, {-1.0f, -1.0f}};
   EXPECT_EQ(picks(beam_step(scores, lp, all_allowed(2, 2), 3)),
-            (std::vector<std::pair<std::size_t, TokenId>>{{0, 0}, {0, 1}, {1, 0}}));
+            (std::vector<std::pair<std::size_t, TokenId>>{{0, 0}, {0, 1}, {1, 0}}))
+      << "all four extensions score -2: ties go to the lower beam, then the lower character";
 }
 
 TEST(Exercise07b, FewerExtensionsThanTheWidthAndNoMinusInfinity) {
   const std::vector<double> scores = {0.0};
   const std::vector<std::vector<float>> lp = {{-kInf, -1.0f, -kInf, -2.0f}};
   EXPECT_EQ(picks(beam_step(scores, lp, all_allowed(1, 4), 8)),
-            (std::vector<std::pair<std::size_t, TokenId>>{{0, 1}, {0, 3}}));
+            (std::vector<std::pair<std::size_t, TokenId>>{{0, 1}, {0, 3}}))
+      << "width 8 but only two extensions are possible: a log-probability of -inf is never kept";
   const std::vector<std::vector<float>> none = {{-kInf, -kInf}};
-  EXPECT_TRUE(beam_step(scores, none, all_allowed(1, 2), 2).empty());
+  EXPECT_TRUE(beam_step(scores, none, all_allowed(1, 2), 2).empty())
+      << "every character has probability 0: nothing to keep";
 }
 
 TEST(Exercise07b, MismatchedSizesAndWidthZeroThrow) {
