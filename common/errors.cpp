@@ -39,6 +39,10 @@ std::size_t decode(std::string_view text, std::size_t i, char32_t& c) {
 
 }  // namespace
 
+std::string printable(const std::string& character) {
+  return character == "\n" ? "⏎" : show_invisible(character);
+}
+
 std::string show_invisible(std::string_view text) {
   static const char* hex = "0123456789abcdef";
   std::string out;

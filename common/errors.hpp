@@ -18,6 +18,10 @@ namespace tang {
 // bidirectional controls and combining marks ("\\u{202E}").
 std::string show_invisible(std::string_view text);
 
+// How a character looks in a table or a note: the newline as ⏎, invisible
+// characters escaped as show_invisible does.
+std::string printable(const std::string& character);
+
 // The same, for an error message: it stays one line whatever file or prompt it quotes.
 std::string one_line(const std::string& text);
 

@@ -86,8 +86,7 @@ std::string character_name(TokenId id) {
   if (names == nullptr || id < 0 || static_cast<std::size_t>(id) >= names->size()) {
     return "id " + std::to_string(id);
   }
-  const std::string& c = names->character(id);
-  return c == "\n" ? "⏎" : show_invisible(c);
+  return printable(names->character(id));
 }
 
 bool ExerciseSwitch::compares() {

@@ -28,6 +28,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tokenizer.hpp"
 
@@ -57,24 +58,6 @@ struct Verdict {
   std::string detail;
 };
 
-// The switch of one exercise function: whose code to run, and the one note.
-class ExerciseSwitch {
- public:
-  ExerciseSwitch(std::string_view exercise, std::string_view function)
-      : exercise_(exercise), function_(function) {}
-
-  bool yours() const { return runs_yours(exercise_); }
-  // Run the reference beside yours this call? (until the first note)
-  bool compares();
-  // After both ran: prints the note if `verdict` is the first difference.
-  void check(const Verdict& verdict, const std::string& inputs);
-
- private:
-  std::string_view exercise_, function_;
-  std::size_t calls_ = 0;
-  bool reported_ = false;
-};
-
 // Comparators. Floats: bit for bit the same, or every value within `rounding`
 // (absolute) of the reference's, or not.
 Verdict compare_floats(std::span<const float> yours, std::span<const float> theirs, float rounding);
@@ -88,5 +71,38 @@ Verdict compare_draws(TokenId yours, TokenId theirs, float coin,
                       const std::function<TokenId(float coin)>& theirs_with);
 // A character as notes show it: 月, ⏎, or "id 12" without a tokenizer.
 std::string character_name(TokenId id);
+
+// The switch of one exercise function: whose code to run, and the one note.
+class ExerciseSwitch {
+ public:
+  ExerciseSwitch(std::string_view exercise, std::string_view function)
+      : exercise_(exercise), function_(function) {}
+
+  bool yours() const { return runs_yours(exercise_); }
+  // Run the reference beside yours this call? (until the first note)
+  bool compares();
+  // After both ran: prints the note if `verdict` is the first difference.
+  void check(const Verdict& verdict, const std::string& inputs);
+
+  // The whole switch of a function that rewrites `values` in place (top-p, the
+  // penalty, min-p): the reference's call, or yours, checked against the
+  // reference's answer on a copy (compare_floats within `rounding`). `inputs()`
+  // names the call in the note.
+  template <class Theirs, class Yours, class Inputs>
+  void rewrite_in_place(std::span<float> values, const Theirs& theirs, const Yours& yours,
+                        float rounding, const Inputs& inputs) {
+    if (!this->yours()) return theirs(values);
+    if (!compares()) return yours(values);
+    std::vector<float> copy(values.begin(), values.end());
+    theirs(std::span<float>(copy));
+    yours(values);
+    check(compare_floats(values, copy, rounding), inputs());
+  }
+
+ private:
+  std::string_view exercise_, function_;
+  std::size_t calls_ = 0;
+  bool reported_ = false;
+};
 
 }  // namespace tang

@@ -99,8 +99,4 @@ void print_poems(LessonContext& c, const Picker& pick, std::size_t count) {
   }
 }
 
-std::string printable(const std::string& character) {
-  return character == "\n" ? "⏎" : show_invisible(character);
-}
-
 }  // namespace tang

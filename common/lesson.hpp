@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "errors.hpp"  // printable
 #include "generate.hpp"
 #include "number_text.hpp"  // label
 #include "options.hpp"
@@ -77,9 +78,5 @@ void print_poems(LessonContext& context, const Picker& pick, std::size_t count);
 // With --trace: what prints each step of a poem as a line (trace.hpp), before the
 // poem; without it, nothing (an empty report: write() records no step).
 StepReport step_lines(LessonContext& context);
-
-// How a character looks in a table: the newline as ⏎, invisible characters
-// escaped (errors.hpp's show_invisible).
-std::string printable(const std::string& character);
 
 }  // namespace tang

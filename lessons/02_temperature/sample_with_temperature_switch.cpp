@@ -28,7 +28,7 @@ TokenId sample_with_temperature(std::span<const float> logits, float temperature
       return reference::sample_with_temperature(logits, temperature, c);
     };
     use.check(compare_draws(yours, theirs_with(coin), coin, theirs_with),
-              "T " + fixed(temperature, 2));
+              "T " + label(temperature));
   }
   return yours;
 }

@@ -143,18 +143,17 @@ std::string needs(const LessonOptions&) {
 }  // namespace
 
 Section kv_cache_section(CacheTimings timings) {
-  if (timings == CacheTimings::kAlways) {
-    return {"KV cache: same text? how much faster? what does it cost?",
-            [](LessonContext& c) { show_kv_cache(c, true); }, needs};
+  auto timed = std::make_shared<bool>(timings == CacheTimings::kAlways);  // or --timings
+  Section section{"KV cache: same text? how much faster? what does it cost?",
+                  [timed](LessonContext& c) { show_kv_cache(c, *timed); }, needs};
+  if (timings == CacheTimings::kOnRequest) {
+    section.declare = [timed](CLI::App& app) {
+      app.add_flag("--timings", *timed,
+                   "section 6: time the cache as lesson 06 does (its speed table, cost model and "
+                   "context of 512, which take seconds)");
+    };
   }
-  auto asked = std::make_shared<bool>(false);  // --timings
-  return {"KV cache: same text? how much faster? what does it cost?",
-          [asked](LessonContext& c) { show_kv_cache(c, *asked); }, needs,
-          [asked](CLI::App& app) {
-            app.add_flag("--timings", *asked,
-                         "section 6: time the cache as lesson 06 does (its speed table, cost "
-                         "model and context of 512: about 15 s)");
-          }};
+  return section;
 }
 
 }  // namespace tang
