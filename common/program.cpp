@@ -1,6 +1,7 @@
 #include "program.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <iostream>
 #include <new>
 
@@ -8,18 +9,34 @@
 
 namespace tang {
 
+namespace {
+
+// What a program printed must have reached stdout: a closed stdout or a full
+// disk ends in an error and a non-zero status, never in a silent exit 0.
+int with_output_checked(const CLI::App& app, int status) {
+  std::cout.flush();
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout) {
+    std::cerr << "error: could not write the output of " << app.get_name()
+              << " to stdout (closed, or the disk is full)\n";
+    return status == 0 ? 1 : status;
+  }
+  return status;
+}
+
+}  // namespace
+
 int run_program(int argc, char** argv, CLI::App& app, const std::function<int()>& body) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help();
-    return 0;
+    return with_output_checked(app, 0);
   } catch (const CLI::ParseError& e) {
     std::cerr << "error: " << e.what() << " (run " << app.get_name() << " --help for the flags)\n";
     return 2;
   }
   try {
-    return body();
+    return with_output_checked(app, body());
   } catch (const BadOption& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

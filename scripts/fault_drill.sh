@@ -7,9 +7,10 @@
 # closed pipe (SIGPIPE), resuming with --resume after each. After every kill it
 # checks that the CSV log has only whole rows, each step once and in order;
 # at the end, that the final model is byte for byte the reference's. Run as
-# root, it also fills a small disk (a 96 KB tmpfs) under the log and the state:
-# the run must stop with an error, keep whole rows and its last saved state,
-# and resume once there is room.
+# root, it also fills a small disk under the log and the state (a tmpfs with
+# room for one training state and a half: the state saved at step 0 fits, the
+# next save does not): the run must stop with an error and keep whole rows and
+# its last saved state.
 #
 #   scripts/fault_drill.sh            # 20 rounds, under a minute
 #   ROUNDS=5 scripts/fault_drill.sh
@@ -73,7 +74,9 @@ check_log
 same=1
 cmp -s "$work/model.safetensors" "$work/ref.safetensors" || same=0
 
-if [[ $(id -u) -eq 0 ]] && mkdir -p "$work/small" && mount -t tmpfs -o size=96k tmpfs "$work/small" 2>/dev/null; then
+state_kb=$(( $(stat -c %s "$work/ref_state.safetensors") / 1024 ))
+if [[ $(id -u) -eq 0 ]] && mkdir -p "$work/small" &&
+   mount -t tmpfs -o size=$(( state_kb * 3 / 2 ))k tmpfs "$work/small" 2>/dev/null; then
   echo "== a full disk under the log and the state"
   full=(--out "$work/small_model.safetensors" --state "$work/small/state.safetensors" --log "$work/small/log.csv")
   status=0
@@ -88,6 +91,41 @@ if [[ $(id -u) -eq 0 ]] && mkdir -p "$work/small" && mount -t tmpfs -o size=96k 
 else
   echo "== (not root: the full-disk stage is skipped)"
 fi
+
+echo "== outputs: never replaced unasked, never an input, never shared"
+refused() {  # refused <what> <needle> <trainer args...>: exit 1 with one error line, nothing left behind
+  local what=$1 needle=$2; shift 2
+  local before; before=$(ls -A "$work" data | sha1sum)
+  local status=0
+  "$trainer" "$@" > "$work/refused.out" 2> "$work/refused.err" || status=$?
+  if [[ $status -eq 0 ]] || ! grep -q "^error: .*$needle" "$work/refused.err" || [[ -s $work/refused.out ]]; then
+    echo "fault drill FAILED: $what was not refused with '$needle': $(cat "$work/refused.err")" >&2; exit 1
+  fi
+  rm -f "$work/refused.out" "$work/refused.err"
+  if [[ ${RUNNING:-0} -eq 0 && $(ls -A "$work" data | sha1sum) != "$before" ]]; then
+    echo "fault drill FAILED: refusing $what left files behind" >&2; exit 1
+  fi
+  echo "  $what: $(head -c 110 <<< "${needle}") ... refused, nothing changed"
+}
+echo "keep me" > "$work/theirs.safetensors"
+refused "an existing --out this run did not write" "did not write it" "${tiny[@]}" \
+  --out "$work/theirs.safetensors" --state "$work/new/state.safetensors" --log "$work/new/log.csv"
+refused "--out naming the corpus" "is the corpus this run reads" "${tiny[@]}" \
+  --out "$work/poems.txt" --state "$work/new/state.safetensors" --log "$work/new/log.csv"
+refused "--state inside data/" "in the course's data folder" "${tiny[@]}" \
+  --out "$work/new/m.safetensors" --state data/rhymes.tsv --log "$work/new/log.csv"
+[[ $(cat "$work/theirs.safetensors") == "keep me" ]] || { echo "fault drill FAILED: --out was replaced" >&2; exit 1; }
+# two runs with their own states but one --out and --log: the second is refused while the first runs
+shared=(--out "$work/shared.safetensors" --log "$work/shared.csv")
+"$trainer" "${tiny[@]}" "${shared[@]}" --state "$work/first_state.safetensors" > /dev/null 2>&1 &
+first=$!
+for _ in $(seq 100); do [[ -e $work/shared.safetensors.lock ]] && break; sleep 0.05; done
+# (the first run writes meanwhile: only the second run's own files are looked for)
+RUNNING=1 refused "a second run writing the same --out and --log" "another lesson_00_train is writing --out" \
+  "${tiny[@]}" "${shared[@]}" --state "$work/second_state.safetensors"
+ls "$work"/second_state* > /dev/null 2>&1 && { echo "fault drill FAILED: the refused run left its state" >&2; exit 1; }
+kill -INT "$first"; wait "$first" || true
+[[ ! -e $work/shared.safetensors.lock ]] || { echo "fault drill FAILED: the lock file stayed" >&2; exit 1; }
 
 if [[ $same -eq 1 ]]; then
   echo "fault drill passed: after $rounds interruptions the final model equals the uninterrupted one"

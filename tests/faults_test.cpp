@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -81,13 +82,17 @@ Outcome sh(const std::string& command) {
   return r;
 }
 
-Outcome run(const std::string& exe, const std::vector<std::string>& args) {
+std::string command_line(const std::string& exe, const std::vector<std::string>& args) {
   std::string command = quote(exe);
   for (const std::string& a : args) {
     command += ' ';
     command += quote(a);
   }
-  return sh(command);
+  return command;
+}
+
+Outcome run(const std::string& exe, const std::vector<std::string>& args) {
+  return sh(command_line(exe, args));
 }
 
 // One "error:" line on stderr that contains `needle`.
@@ -233,7 +238,8 @@ TEST(LessonFaults, AFullOrClosedStdoutIsAnError) {
                                     redirect + " 2>" + quote(err))
                                        .c_str());
     EXPECT_NE(WEXITSTATUS(status), 0) << redirect;
-    EXPECT_NE(read(err).find("could not write the lesson's output"), std::string::npos)
+    EXPECT_NE(read(err).find("could not write the output of lesson_01_probabilities"),
+              std::string::npos)
         << read(err);
   }
 }
@@ -376,6 +382,159 @@ TEST(TrainerFaults, TheLogIsCutBackToTheSavedStepOnResume) {
   }
 }
 
+// Every file under `dir`, with its contents: what a refused run must leave as it was.
+std::map<std::string, std::string> snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    files[entry.path().string()] = entry.is_regular_file() ? read(entry.path()) : "(folder)";
+  }
+  return files;
+}
+
+void set_flag(std::vector<std::string>& args, const std::string& flag, const std::string& value) {
+  auto it = std::find(args.begin(), args.end(), flag);
+  if (it == args.end()) {
+    args.insert(args.end(), {flag, value});
+  } else {
+    *(it + 1) = value;
+  }
+}
+
+TEST(TrainerFaults, AnExistingOutOrLogIsReplacedOnlyWhenAsked) {
+  // a fresh run silently replaced an existing --out model and --log
+  const std::string dir = scratch() / "theirs";
+  for (const std::string flag : {"--out", "--log"}) {
+    std::vector<std::string> args = tiny_run(dir);
+    const std::string theirs = dir + "/theirs_" + flag.substr(2);
+    std::ofstream(theirs) << "keep me";
+    set_flag(args, flag, theirs);
+    const auto before = snapshot(dir);
+    const Outcome r = run(TANG_TRAINER, args);
+    expect_one_error_line(r, flag + " " + theirs + " already exists and this run did not write it");
+    EXPECT_NE(r.err.find("--overwrite"), std::string::npos) << r.err;
+    EXPECT_EQ(snapshot(dir), before) << "a refused run changes nothing";
+    args.push_back("--overwrite");
+    EXPECT_EQ(run(TANG_TRAINER, args).status, 0) << "--overwrite replaces it";
+    EXPECT_NE(read(theirs), "keep me");
+    fs::remove(dir + "/s.safetensors");
+  }
+}
+
+TEST(TrainerFaults, AResumedRunReplacesOnlyTheFilesItsStateWrote) {
+  const std::string dir = scratch() / "own";
+  std::vector<std::string> args = tiny_run(dir);
+  set_flag(args, "--stop-at", "10");
+  ASSERT_EQ(run(TANG_TRAINER, args).status, 0);
+  set_flag(args, "--stop-at", "20");
+  args.push_back("--resume");
+  EXPECT_EQ(run(TANG_TRAINER, args).status, 0) << "its own --out and --log";
+  std::ofstream(dir + "/other.csv") << "keep me";
+  set_flag(args, "--log", dir + "/other.csv");
+  expect_one_error_line(run(TANG_TRAINER, args), "did not write it");
+  EXPECT_EQ(read(dir + "/other.csv"), "keep me");
+}
+
+TEST(TrainerFaults, NoOutputIsAnInputOrAFileOfTheDataFolder) {
+  // --out X --data X replaced the corpus; --log data/tones.tsv was taken;
+  // --state data/rhymes.tsv left data/rhymes.tsv.lock behind
+  const std::string dir = scratch() / "inputs";
+  const std::vector<std::string> base = tiny_run(dir);
+  const std::string corpus = base[1];
+  const std::string data = TANG_DATA_DIR;
+  const auto data_before = snapshot(data);
+  const std::pair<std::string, std::string> cases[] = {
+      {"--out", corpus},
+      {"--log", corpus},
+      {"--state", corpus},
+      {"--out", data + "/tang_poems.txt"},
+      {"--log", data + "/tones.tsv"},
+      {"--state", data + "/rhymes.tsv"},
+  };
+  for (const auto& [flag, path] : cases) {
+    std::vector<std::string> args = base;
+    set_flag(args, flag, path);
+    args.push_back("--overwrite");  // not even when told to overwrite
+    const auto before = snapshot(dir);
+    const Outcome r = run(TANG_TRAINER, args);
+    expect_one_error_line(r, flag + " " + path + " is ");
+    EXPECT_EQ(snapshot(dir), before) << flag << " " << path;
+  }
+  EXPECT_EQ(snapshot(data), data_before) << "nothing in data/ changed, no lock file left";
+}
+
+TEST(TrainerFaults, ARunRefusedBeforeStepOneChangesNothing) {
+  // --block-size larger than the corpus failed after cutting the log back to its header
+  const std::string dir = scratch() / "nothing";
+  std::vector<std::string> args = tiny_run(dir);
+  {  // 20 poems, about 1,200 characters
+    std::ifstream in(args[1]);
+    std::ofstream few(dir + "/few.txt");
+    std::string line;
+    for (int i = 0; i < 20 && std::getline(in, line); ++i) few << line << "\n";
+  }
+  set_flag(args, "--data", dir + "/few.txt");
+  ASSERT_EQ(run(TANG_TRAINER, args).status, 0);
+  set_flag(args, "--block-size", "4096");
+  set_flag(args, "--out", dir + "/new/deeper/m.safetensors");
+  args.push_back("--resume");
+  const auto before = snapshot(dir);
+  const Outcome r = run(TANG_TRAINER, args);
+  expect_one_error_line(r, "fewer than one training window");
+  EXPECT_EQ(snapshot(dir), before) << "the log, the state, no new folder, no lock file";
+}
+
+TEST(TrainerFaults, TwoRunsCannotShareAnOutput) {
+  // two trainers with their own --state but one --out and --log both ran; the log
+  // held only the second run's rows
+  for (const std::string flag : {"--out", "--log"}) {
+    const std::string dir = scratch() / ("shared" + flag.substr(2));
+    const std::vector<std::string> args = tiny_run(dir);
+    const std::string path = *(std::find(args.begin(), args.end(), flag) + 1);
+    const int fd = ::open((path + ".lock").c_str(), O_RDWR | O_CREAT, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);  // as a running trainer holds it
+    expect_one_error_line(run(TANG_TRAINER, args), "another lesson_00_train is writing " + flag);
+    EXPECT_FALSE(fs::exists(dir + "/s.safetensors")) << "the refused run wrote nothing";
+    ::close(fd);
+    EXPECT_EQ(run(TANG_TRAINER, args).status, 0) << "once the lock is free it trains";
+    EXPECT_FALSE(fs::exists(path + ".lock")) << "a run removes its lock files at the end";
+  }
+}
+
+TEST(TrainerFaults, ASignalDuringTheHeldOutEvaluationStopsItAndResumingEvaluatesThatStep) {
+  // Ctrl-C to a trainer evaluating every step waited for the whole evaluation,
+  // said nothing, and ignored a second Ctrl-C
+  const std::string dir = scratch() / "eval_signal";
+  std::vector<std::string> args = tiny_run(dir);
+  set_flag(args, "--data", std::string(TANG_DATA_DIR) + "/tang_poems.txt");  // 130,000 held out
+  set_flag(args, "--batch", "1");  // an evaluation of 16,000 windows against a step of 1
+  set_flag(args, "--eval-every", "1");
+  const Outcome stopped = sh("(" + command_line(TANG_TRAINER, args) +
+                             " & pid=$!; sleep 6; kill -INT $pid; wait $pid)");
+  EXPECT_EQ(stopped.status, 128 + SIGINT) << stopped.err;
+  EXPECT_NE(stopped.err.find("stopping: finishing this step"), std::string::npos) << stopped.err;
+  ASSERT_NE(stopped.err.find("state saved to"), std::string::npos) << stopped.err;
+  const long saved = std::stol(stopped.err.substr(stopped.err.find("at step ") + 8));
+  set_flag(args, "--stop-at", std::to_string(saved + 1));
+  args.push_back("--resume");
+  const Outcome resumed = run(TANG_TRAINER, args);
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("the evaluation the last run was stopped in"), std::string::npos)
+      << "the signal came during an evaluation (16,000 windows), and that evaluation was cut "
+         "short: "
+      << resumed.out;
+  std::istringstream rows(read(dir + "/log.csv"));
+  std::string line;
+  std::getline(rows, line);
+  long step = 0;
+  while (std::getline(rows, line)) {
+    step += 1;
+    EXPECT_EQ(std::stol(line), step) << line;
+    EXPECT_EQ(line.find(",,"), std::string::npos) << "every step has its held-out loss: " << line;
+  }
+  EXPECT_EQ(step, saved + 1);
+}
+
 TEST(TrainerFaults, CorpusOddFilesAndLineEndingsAreNamed) {
   // CR-only and no-newline corpora were "shorter than one training window"; CRLF, a
   // BOM or NUL bytes became vocabulary characters; a directory or FIFO hung or said nothing
@@ -402,12 +561,7 @@ TEST(TrainerFaults, CorpusOddFilesAndLineEndingsAreNamed) {
   for (const std::string& path : {dir.string(), fifo.string(), std::string("/dev/zero")}) {
     std::vector<std::string> args = tiny_run((dir / "run").string());
     args[1] = path;
-    std::string command = "timeout 20 " + quote(TANG_TRAINER);
-    for (const std::string& a : args) {
-      command += ' ';
-      command += quote(a);
-    }
-    const Outcome r = sh(command);
+    const Outcome r = sh("timeout 20 " + command_line(TANG_TRAINER, args));
     EXPECT_NE(r.status, 124) << path << " must not hang";
     expect_one_error_line(r, "corpus " + path);
   }

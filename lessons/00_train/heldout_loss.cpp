@@ -6,8 +6,9 @@
 
 namespace tang {
 
-double heldout_loss(const BatchLoss& loss, std::size_t T, const std::vector<TokenId>& stream,
-                    std::size_t batch_size) {
+std::optional<double> heldout_loss(const BatchLoss& loss, std::size_t T,
+                                   const std::vector<TokenId>& stream, std::size_t batch_size,
+                                   const std::function<bool()>& stop) {
   if (stream.size() < 2) return 0.0;
   const std::size_t targets = stream.size() - 1;
   double total = 0.0;
@@ -25,6 +26,7 @@ double heldout_loss(const BatchLoss& loss, std::size_t T, const std::vector<Toke
   };
   const std::size_t full_windows = targets / T;
   for (std::size_t w = 0; w < full_windows; w += batch_size) {
+    if (stop && stop()) return std::nullopt;
     run(w, std::min(batch_size, full_windows - w), T);
   }
   if (const std::size_t rest = targets % T; rest > 0) run(full_windows, 1, rest);
@@ -42,7 +44,7 @@ double heldout_loss(const GPT& model, const std::vector<TokenId>& stream, std::s
     return fast::crossentropy_forward(losses.data(), logits.data(), logits.data(), targets.data(),
                                       B * T, config.vocab_size);
   };
-  return heldout_loss(loss, config.block_size, stream, batch_size);
+  return *heldout_loss(loss, config.block_size, stream, batch_size);
 }
 
 }  // namespace tang

@@ -11,6 +11,7 @@
 // closed terminal or pipe), so training can stop and resume any number of
 // times and still end with the same weights as one uninterrupted run.
 #include <cblas.h>
+#include <unistd.h>
 #include <omp.h>
 
 #include <CLI/CLI.hpp>
@@ -22,6 +23,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "00_train/adamw.hpp"
@@ -39,9 +41,26 @@
 namespace {
 
 // The signal that asked the run to stop (0: none). The loop checks it after
-// every step, saves and exits.
+// every step and between the batches of a held-out evaluation, saves and
+// exits. A second signal stops at once, keeping the state saved last, unless
+// a save is under way (then it stops right after that save).
 volatile std::sig_atomic_t g_stop_signal = 0;
+volatile std::sig_atomic_t g_saving = 0, g_second_signal = 0;
+void say(const char* text, std::size_t length) {  // write(2): safe in a signal handler
+  [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, text, length);
+}
+constexpr char kStoppedAtOnce[] = "second signal: stopped at once; the state saved last is kept\n";
 void on_stop_signal(int signal) {
+  if (g_stop_signal != 0) {  // the second one
+    g_second_signal = 1;
+    if (g_saving != 0) return;  // the save ends first, then we stop
+    say(kStoppedAtOnce, sizeof kStoppedAtOnce - 1);
+    ::_exit(128 + signal);
+  }
+  constexpr char kSoon[] =
+      "\nstopping: finishing this step, then saving the training state (a second signal "
+      "stops at once, keeping the state saved last)\n";
+  say(kSoon, sizeof kSoon - 1);
   g_stop_signal = signal;
 }
 
@@ -52,7 +71,7 @@ struct Options {
   std::string log = std::string(TANG_RUNS_DIR) + "/train/training.csv";
   std::string eval_path;
   std::string seed_text = "1337";
-  bool eval = false, resume = false, overwrite_shipped = false;
+  bool eval = false, resume = false, overwrite_shipped = false, overwrite = false;
   long steps = 14000, warmup = 100, eval_every = 500, save_every = 100, print_every = 10;
   long stop_at = -1;
   std::size_t batch = 32, block = 128, layers = 4, heads = 4, dims = 128;
@@ -100,35 +119,46 @@ int evaluate_checkpoint(const Options& o) {
 
 int train(const Options& o) {
   if (o.steps <= o.warmup) throw tang::BadOption("--steps must be larger than --warmup");
-  // Every output checked before any work: where it goes, that it may go there,
-  // that no other trainer uses this state, that a fresh start loses nothing.
-  tang::check_run_paths({o.out, o.state, o.log}, o.overwrite_shipped);
-  const tang::StateLock lock(o.state);
+  // Everything checked before the disk changes: the corpus and the model it
+  // gives, where each output goes and that it may go there.
+  const tang::PoemDataset data = tang::load_poem_dataset(o.data);
+  tang::GPTConfig config{data.tokenizer.size(), o.block, o.layers, o.heads, o.dims};
+  config.validate();
+  tang::require_one_window(data.train, o.block);
+  const tang::RunPaths paths{o.out, o.state, o.log};
+  // Locked from here on: no other trainer writes these files while we check them.
+  const tang::RunOutputs outputs(paths, {o.data, o.overwrite_shipped, o.overwrite});
+  const bool resuming = o.resume && std::filesystem::exists(o.state);
   if (!o.resume && std::filesystem::exists(o.state)) {
     throw tang::UserError("there is a training state at " + o.state +
                           ": continue it with --resume, or start afresh with another --state "
                           "(or remove that file)");
   }
-  const tang::PoemDataset data = tang::load_poem_dataset(o.data);
-  tang::GPTConfig config{data.tokenizer.size(), o.block, o.layers, o.heads, o.dims};
-  config.validate();
-  std::printf("writing      %s (model), %s (state), %s (log)\n", o.out.c_str(), o.state.c_str(),
-              o.log.c_str());
+  std::vector<std::string> ours = resuming ? tang::outputs_recorded_in(o.state)
+                                           : std::vector<std::string>{};
+  if (resuming && ours.empty()) ours = {tang::canonical_path(o.out), tang::canonical_path(o.log)};
+  outputs.refuse_replacing(ours);  // (a state from before outputs were recorded: they are its own)
 
   tang::TrainableGPT model(config, o.batch, o.dropout);
   tang::AdamW optimizer(config, {0.9f, 0.95f, 1e-8f, o.weight_decay});
   tang::Rng rng(o.seed);
   tang::TrainProgress progress;
   const auto settings = settings_of(o);
-  if (o.resume && std::filesystem::exists(o.state)) {
+  if (resuming) {
     progress = tang::load_train_state(o.state, model, optimizer, data.tokenizer, settings);
     rng.set_state(progress.rng_state);
-    std::printf("resumed from %s at step %ld\n", o.state.c_str(), progress.step);
   } else {
-    if (o.resume) std::printf("no training state at %s yet: starting afresh\n", o.state.c_str());
     model.init_random(rng);
   }
+  progress.outputs = {tang::canonical_path(o.out), tang::canonical_path(o.log)};
 
+  std::printf("writing      %s (model), %s (state), %s (log)\n", o.out.c_str(), o.state.c_str(),
+              o.log.c_str());
+  if (resuming) {
+    std::printf("resumed from %s at step %ld\n", o.state.c_str(), progress.step);
+  } else if (o.resume) {
+    std::printf("no training state at %s yet: starting afresh\n", o.state.c_str());
+  }
   std::printf("model        %s, %zu parameters\n", config.describe().c_str(), model.params.size());
   std::printf("corpus       %zu training poems (%zu characters), %zu held out (%zu)\n",
               data.train_poems, data.train.size(), data.heldout_poems, data.heldout.size());
@@ -138,9 +168,10 @@ int train(const Options& o) {
       o.steps, o.batch, o.block, o.lr, o.min_lr, o.dropout, omp_get_max_threads(),
       tang::blas_core_name());
 
-  tang::TrainingLog log(o.log, progress.step);  // cut back to the saved step
+  tang::TrainingLog log(o.log, progress.step);  // cut back to the saved step at its first row
 
   auto save = [&](bool export_model, double heldout) {
+    g_saving = 1;
     progress.rng_state = rng.state();
     tang::save_train_state(o.state, model, optimizer, data.tokenizer, progress, settings);
     if (export_model) {
@@ -150,6 +181,28 @@ int train(const Options& o) {
                     progress.step, o.batch, o.block, heldout);
       tang::save_checkpoint(o.out, exported, {{"training", note}});
     }
+    g_saving = 0;
+    if (g_second_signal != 0) {
+      say(kStoppedAtOnce, sizeof kStoppedAtOnce - 1);
+      ::_exit(128 + g_stop_signal);
+    }
+  };
+  // The held-out loss of the weights as they are now; nothing when a signal
+  // arrives meanwhile (the step's row then waits in the state, see below).
+  auto evaluate = [&]() -> std::optional<double> {
+    const tang::BatchLoss loss = [&](auto inputs, auto targets, std::size_t B, std::size_t T) {
+      return model.forward(inputs, targets, B, T);
+    };
+    return tang::heldout_loss(loss, config.block_size, data.heldout, o.batch,
+                              [] { return g_stop_signal != 0; });
+  };
+  // A row is "step,lr,train_loss,heldout_loss,grad_norm,tokens_per_s,elapsed_s".
+  auto with_heldout = [](const std::string& row, double heldout) {
+    std::size_t at = 0;
+    for (int comma = 0; comma < 3; ++comma) at = row.find(',', at) + 1;
+    std::ostringstream field;
+    field << heldout;
+    return row.substr(0, at) + field.str() + row.substr(at);
   };
 
   for (int signal : {SIGINT, SIGTERM, SIGHUP}) std::signal(signal, on_stop_signal);
@@ -157,6 +210,21 @@ int train(const Options& o) {
   // to stdout then fail instead, and the loop stops and saves.
   std::signal(SIGPIPE, SIG_IGN);
   bool stdout_lost = false;
+
+  // A fresh run saves its state at step 0 before its first log row: whatever
+  // ends it from now on (even kill -9), --resume continues it.
+  if (!resuming) save(false, -1.0);
+  if (!progress.pending_row.empty()) {  // the last run stopped while evaluating this step
+    if (const std::optional<double> heldout = evaluate()) {
+      std::printf("step %5ld/%ld  held-out %.4f  (the evaluation the last run was stopped in)\n",
+                  progress.step, o.steps, *heldout);
+      stdout_lost = std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
+      log.append(with_heldout(progress.pending_row, *heldout));
+      progress.pending_row.clear();
+      save(true, *heldout);
+    }
+  }
+
   std::vector<tang::TokenId> inputs, targets;
   const long last = o.stop_at > 0 ? std::min(o.stop_at, o.steps) : o.steps;
   using clock = std::chrono::steady_clock;
@@ -180,33 +248,37 @@ int train(const Options& o) {
     progress.elapsed_seconds += std::chrono::duration<double>(clock::now() - step_start).count();
     window_steps += 1;
 
-    double heldout = -1.0;
-    if (progress.step % o.eval_every == 0 || progress.step == o.steps) {
-      const tang::BatchLoss loss = [&](auto inputs, auto targets, std::size_t B, std::size_t T) {
-        return model.forward(inputs, targets, B, T);
-      };
-      heldout = tang::heldout_loss(loss, config.block_size, data.heldout, o.batch);
-    }
-    if (progress.step % o.print_every == 0 || heldout >= 0.0) {
+    const bool print = progress.step % o.print_every == 0;
+    if (print || progress.step % o.eval_every == 0 || progress.step == o.steps) {
       const double seconds = std::chrono::duration<double>(clock::now() - window_start).count();
       tokens_per_s = static_cast<double>(window_steps * o.batch * o.block) / seconds;
       window_start = clock::now();
       window_steps = 0;
+    }
+    std::ostringstream row;  // its held-out field empty
+    row << progress.step << ',' << lr << ',' << loss << ",," << norm << ',' << tokens_per_s << ','
+        << progress.elapsed_seconds;
+    std::optional<double> heldout;
+    if (progress.step % o.eval_every == 0 || progress.step == o.steps) {
+      heldout = evaluate();
+      if (!heldout) {  // a signal: the resumed run evaluates this step first
+        progress.pending_row = row.str();
+        break;
+      }
+    }
+    if (print || heldout) {
       const double eta =
           static_cast<double>((o.steps - progress.step) * o.batch * o.block) / tokens_per_s;
       std::printf("step %5ld/%ld  loss %.4f  lr %.2e  %6.0f tok/s  elapsed %s  ETA %s",
                   progress.step, o.steps, loss, lr, tokens_per_s,
                   format_duration(progress.elapsed_seconds).c_str(), format_duration(eta).c_str());
-      if (heldout >= 0.0) std::printf("  held-out %.4f", heldout);
+      if (heldout) std::printf("  held-out %.4f", *heldout);
       std::printf("\n");
       stdout_lost = std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
     }
-    std::ostringstream row;
-    row << progress.step << ',' << lr << ',' << loss << ',';
-    if (heldout >= 0.0) row << heldout;
-    row << ',' << norm << ',' << tokens_per_s << ',' << progress.elapsed_seconds;
-    log.append(row.str());  // a failed write stops here, before the state moves past the log
-    if (progress.step % o.save_every == 0 || heldout >= 0.0) save(heldout >= 0.0, heldout);
+    // a failed write stops here, before the state moves past the log
+    log.append(heldout ? with_heldout(row.str(), *heldout) : row.str());
+    if (progress.step % o.save_every == 0 || heldout) save(heldout.has_value(), heldout.value_or(0));
   }
   save(false, -1.0);
   if (g_stop_signal != 0 || stdout_lost) {
@@ -237,6 +309,8 @@ int main(int argc, char** argv) {
   app.add_flag("--overwrite-shipped", o.overwrite_shipped,
                "allow --out/--log to replace the shipped data/tang_gpt.safetensors or its log");
   app.add_flag("--resume", o.resume, "continue from --state if it exists");
+  app.add_flag("--overwrite", o.overwrite,
+               "replace an existing --out and --log that this run did not write");
   app.add_option("--steps", o.steps, "total optimizer steps")
       ->capture_default_str()
       ->check(CLI::Range(1L, 10000000L));

@@ -107,13 +107,18 @@ PoemDataset load_poem_dataset(const std::string& path) {
   return data;
 }
 
-void sample_batch(const std::vector<TokenId>& stream, std::size_t B, std::size_t T, Rng& rng,
-                  std::vector<TokenId>& inputs, std::vector<TokenId>& targets) {
+void require_one_window(const std::vector<TokenId>& stream, std::size_t T) {
   if (stream.size() < T + 1) {
     throw UserError("the training poems have " + std::to_string(stream.size()) +
                     " characters, fewer than one training window of " + std::to_string(T + 1) +
-                    ": use a larger corpus or a smaller --block-size");
+                    " (--block-size " + std::to_string(T) +
+                    " + 1): use a larger corpus or a smaller --block-size");
   }
+}
+
+void sample_batch(const std::vector<TokenId>& stream, std::size_t B, std::size_t T, Rng& rng,
+                  std::vector<TokenId>& inputs, std::vector<TokenId>& targets) {
+  require_one_window(stream, T);
   inputs.resize(B * T);
   targets.resize(B * T);
   for (std::size_t b = 0; b < B; ++b) {

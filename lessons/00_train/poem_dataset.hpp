@@ -24,6 +24,10 @@ struct PoemDataset {
 // first invalid UTF-8 line, or when the corpus is empty.
 PoemDataset load_poem_dataset(const std::string& path);
 
+// Throws UserError naming the sizes when `stream` is shorter than one
+// training window of T+1 tokens.
+void require_one_window(const std::vector<TokenId>& stream, std::size_t T);
+
 // B random windows of T+1 tokens from `stream`: inputs are the first T, targets
 // the last T of each window. Filled in place, (B, T) each.
 void sample_batch(const std::vector<TokenId>& stream, std::size_t B, std::size_t T, Rng& rng,

@@ -2,8 +2,10 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -25,72 +27,156 @@ std::string shipped_log_path() {
   return std::string(TANG_DATA_DIR) + "/tang_gpt_training.csv";
 }
 
-namespace {
-
-bool same_file(const std::string& a, const std::string& b) {
+std::string canonical_path(const std::string& path) {
   std::error_code ec;
-  return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+  const fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  return ec ? path : p.string();
 }
 
-void check_writable(const std::string& flag, const std::string& path) {
+namespace {
+
+bool inside(const std::string& path, const std::string& folder) {
+  const std::string f = canonical_path(folder) + "/";
+  return canonical_path(path).rfind(f, 0) == 0;
+}
+
+// The folder a path's file goes in ("." for a bare name).
+fs::path folder_of(const std::string& path) {
+  const fs::path parent = fs::path(path).parent_path();
+  return parent.empty() ? fs::path(".") : parent;
+}
+
+// Checks what can be checked without touching the disk: a file path, not a
+// directory or device, in a folder that exists or could be made.
+void check_output_path(const std::string& flag, const std::string& path) {
   if (path.empty()) throw UserError(flag + " is empty: give a file path");
-  const fs::path folder =
-      fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
   std::error_code ec;
-  fs::create_directories(folder, ec);
-  if (ec) {
-    throw UserError("cannot create the folder " + folder.string() + " for " + flag + " " + path +
-                    " (" + ec.message() + ")");
-  }
-  if (!fs::is_directory(folder, ec) || ::access(folder.c_str(), W_OK | X_OK) != 0) {
-    throw UserError("cannot write into " + folder.string() + " for " + flag + " " + path +
-                    ": choose a writable folder");
-  }
   const fs::file_status status = fs::symlink_status(path, ec);
   if (fs::exists(status) && !fs::is_regular_file(status)) {
     throw UserError(flag + " " + path +
                     " exists and is not a regular file (a directory, device, "
                     "link or pipe): give the path of a file to write");
   }
+  fs::path existing = fs::absolute(folder_of(path), ec);  // its nearest existing folder
+  while (!fs::exists(existing, ec) && existing.has_parent_path() &&
+         existing != existing.parent_path()) {
+    existing = existing.parent_path();
+  }
+  if (!fs::is_directory(existing, ec) || ::access(existing.c_str(), W_OK | X_OK) != 0) {
+    throw UserError("cannot write into " + existing.string() + " for " + flag + " " + path +
+                    ": choose a writable folder");
+  }
 }
 
 }  // namespace
 
-void check_run_paths(const RunPaths& p, bool overwrite_shipped) {
-  if (!overwrite_shipped) {
-    for (const auto& [flag, path] :
-         {std::pair{"--out", p.out}, {"--log", p.log}, {"--state", p.state}}) {
-      if (same_file(path, shipped_model_path()) || same_file(path, shipped_log_path())) {
-        throw UserError(std::string(flag) + " " + path +
-                        " is a file the course ships; write your run elsewhere (the default is "
-                        "runs/train/), or pass --overwrite-shipped if you mean to replace it");
-      }
+RunOutputs::RunOutputs(const RunPaths& p, const OutputRules& rules) : paths_(p), rules_(rules) {
+  const std::vector<std::pair<std::string, std::string>> outputs = {
+      {"--out", p.out}, {"--state", p.state}, {"--log", p.log}};
+  for (const auto& [flag, path] : outputs) {
+    if (path.empty()) throw UserError(flag + " is empty: give a file path");
+    const bool shipped = canonical_path(path) == canonical_path(shipped_model_path()) ||
+                         canonical_path(path) == canonical_path(shipped_log_path());
+    if (shipped && !(rules.overwrite_shipped && flag != "--state")) {
+      throw UserError(flag + " " + path +
+                      " is a file the course ships; write your run elsewhere (the default is "
+                      "runs/train/), or pass --overwrite-shipped if you mean to replace it");
+    }
+    if (!shipped && inside(path, TANG_DATA_DIR)) {
+      throw UserError(flag + " " + path + " is in the course's data folder " +
+                      std::string(TANG_DATA_DIR) +
+                      ", whose files the lessons read: write your run elsewhere (the default "
+                      "is runs/train/)");
+    }
+    if (canonical_path(path) == canonical_path(rules.data)) {
+      throw UserError(flag + " " + path +
+                      " is the corpus this run reads (--data): write the run's files elsewhere");
     }
   }
-  if (same_file(p.out, p.state) || same_file(p.out, p.log) || same_file(p.state, p.log)) {
+  if (canonical_path(p.out) == canonical_path(p.state) ||
+      canonical_path(p.out) == canonical_path(p.log) ||
+      canonical_path(p.state) == canonical_path(p.log)) {
     throw UserError("--out, --state and --log must be three different files");
   }
-  check_writable("--out", p.out);
-  check_writable("--state", p.state);
-  check_writable("--log", p.log);
+  for (const auto& [flag, path] : outputs) check_output_path(flag, path);
+
+  // Only now does the disk change: folders, then one lock per output.
+  try {
+    for (const auto& [flag, path] : outputs) {
+      std::vector<fs::path> missing;
+      std::error_code ec;
+      for (fs::path f = fs::absolute(folder_of(path), ec); !fs::exists(f, ec);
+           f = f.parent_path()) {
+        missing.push_back(f);
+      }
+      for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+        if (!fs::create_directory(*it, ec) && ec) {
+          throw UserError("cannot create the folder " + folder_of(path).string() + " for " + flag +
+                          " " + path + " (" + ec.message() + ")");
+        }
+        made_folders_.insert(made_folders_.begin(), it->string());  // innermost first
+      }
+      const std::string lock_path = path + ".lock";
+      for (;;) {
+        const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0) {
+          throw UserError("cannot create the lock file " + lock_path + " for " + flag + " (" +
+                          std::strerror(errno) + ")");
+        }
+        if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+          ::close(fd);
+          throw UserError(
+              flag == "--state"
+                  ? "another lesson_00_train is training with --state " + path + " (it holds " +
+                        lock_path + "): wait for it, or use another --state"
+                  : "another lesson_00_train is writing " + flag + " " + path + " (it holds " +
+                        lock_path + "): wait for it, or choose another " + flag);
+        }
+        // Its last holder may have removed the file between our open and flock:
+        // keep the lock only if it is still the file at that path.
+        struct stat held {}, named {};
+        if (::fstat(fd, &held) == 0 && ::stat(lock_path.c_str(), &named) == 0 &&
+            held.st_ino == named.st_ino && held.st_dev == named.st_dev) {
+          locks_.emplace_back(fd, lock_path);
+          break;
+        }
+        ::close(fd);
+      }
+    }
+  } catch (...) {
+    release();
+    throw;
+  }
 }
 
-StateLock::StateLock(const std::string& state_path) {
-  const std::string lock_path = state_path + ".lock";
-  fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd_ < 0) {
-    throw UserError("cannot create the lock file " + lock_path + " (" + std::strerror(errno) + ")");
-  }
-  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-    ::close(fd_);
-    fd_ = -1;
-    throw UserError("another lesson_00_train is training with --state " + state_path +
-                    " (it holds " + lock_path + "): wait for it, or use another --state");
+void RunOutputs::refuse_replacing(const std::vector<std::string>& written_by_run) const {
+  if (rules_.overwrite) return;
+  for (const auto& [flag, path] : {std::pair{"--out", paths_.out}, {"--log", paths_.log}}) {
+    if (!fs::exists(path)) continue;
+    const std::string canonical = canonical_path(path);
+    if (std::find(written_by_run.begin(), written_by_run.end(), canonical) != written_by_run.end())
+      continue;
+    throw UserError(std::string(flag) + " " + path +
+                    " already exists and this run did not write it: choose another " + flag +
+                    ", continue the run that wrote it with its --state and --resume, or pass "
+                    "--overwrite to replace it");
   }
 }
 
-StateLock::~StateLock() {
-  if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+void RunOutputs::release() noexcept {
+  for (const auto& [fd, lock_path] : locks_) {
+    ::unlink(lock_path.c_str());  // while still held: no one else holds this file
+    ::close(fd);
+  }
+  locks_.clear();
+  std::error_code ec;
+  for (const std::string& folder : made_folders_) fs::remove(folder, ec);  // only if empty
+  made_folders_.clear();
+}
+
+RunOutputs::~RunOutputs() {
+  // the folders stay once they hold a file of the run; fs::remove leaves them then
+  release();
 }
 
 namespace {
@@ -126,14 +212,17 @@ std::string rows_up_to(const std::string& path, long last) {
 
 }  // namespace
 
-TrainingLog::TrainingLog(const std::string& path, long saved_step) : path_(path) {
+TrainingLog::TrainingLog(const std::string& path, long saved_step)
+    : path_(path), saved_step_(saved_step) {}
+
+void TrainingLog::open() {
   // start from the header alone, or the resumed run's rows; replace atomically
-  const std::string rows = saved_step > 0 && fs::exists(path) ? rows_up_to(path, saved_step)
-                                                              : std::string(kHeader) + "\n";
-  write_file_atomically(path, rows);
-  file_ = std::fopen(path.c_str(), "ab");
+  const std::string rows = saved_step_ > 0 && fs::exists(path_) ? rows_up_to(path_, saved_step_)
+                                                                : std::string(kHeader) + "\n";
+  write_file_atomically(path_, rows);
+  file_ = std::fopen(path_.c_str(), "ab");
   if (file_ == nullptr) {
-    throw UserError("cannot write the log " + path + " (" + std::strerror(errno) + ")");
+    throw UserError("cannot write the log " + path_ + " (" + std::strerror(errno) + ")");
   }
 }
 
@@ -142,6 +231,7 @@ TrainingLog::~TrainingLog() {
 }
 
 void TrainingLog::append(const std::string& row) {
+  if (file_ == nullptr) open();
   if (std::fputs((row + "\n").c_str(), file_) == EOF || std::fflush(file_) != 0) {
     throw UserError("cannot write the log " + path_ + " (" + std::strerror(errno) +
                     "): is the disk full? Training stopped; the state saved last is intact, "

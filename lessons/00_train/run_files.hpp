@@ -2,10 +2,18 @@
 //
 // A run writes three files: the model (--out), the training state (--state)
 // and the CSV log (--log). By default they go to runs/train/ in the source
-// tree, never over the shipped model or its log (data/tang_gpt.safetensors,
-// data/tang_gpt_training.csv) unless --overwrite-shipped says so. Everything
-// is checked before step 1: the folders exist or can be made and are
-// writable, and no other trainer is using the same state (a lock file).
+// tree. The rules, all checked before step 1:
+//
+//   - a run never replaces a file it did not write: an existing --out or --log
+//     is refused unless the run resumes the run that wrote them (the state
+//     records its outputs) or --overwrite says so;
+//   - no output is an input of the run (--data) or a file the course ships
+//     (anything in data/); the shipped model and its log only with
+//     --overwrite-shipped;
+//   - each output is locked (<file>.lock, removed at the end): two runs can
+//     never write the same file;
+//   - a run refused before step 1 leaves the disk as it found it (no lock
+//     files, no folders, the log untouched).
 //
 // The log is whole rows only: each row is flushed as soon as it is written,
 // a failed write stops the run, and a resumed run first cuts the log back to
@@ -14,6 +22,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace tang {
 
@@ -25,19 +34,37 @@ struct RunPaths {
 std::string shipped_model_path();
 std::string shipped_log_path();
 
-// Throws UserError naming the path when a run cannot write it.
-void check_run_paths(const RunPaths& paths, bool overwrite_shipped);
+// What a run may do to existing files.
+struct OutputRules {
+  std::string data;                 // the corpus the run reads
+  bool overwrite_shipped = false;   // --overwrite-shipped
+  bool overwrite = false;           // --overwrite
+};
 
-// Holds an exclusive lock on <state>.lock for as long as it lives.
-class StateLock {
+// The same file, whatever the spelling ("a/../b", a link): its canonical path.
+std::string canonical_path(const std::string& path);
+
+// Holds the three outputs of a run: checked, their folders made, each locked,
+// from construction until destruction (which removes the lock files, and the
+// folders it made while they are still empty). Throws UserError naming the
+// flag, the path and what to do when a rule above is broken.
+class RunOutputs {
  public:
-  explicit StateLock(const std::string& state_path);
-  ~StateLock();
-  StateLock(const StateLock&) = delete;
-  StateLock& operator=(const StateLock&) = delete;
+  RunOutputs(const RunPaths& paths, const OutputRules& rules);
+  ~RunOutputs();
+  RunOutputs(const RunOutputs&) = delete;
+  RunOutputs& operator=(const RunOutputs&) = delete;
+
+  // Refuses an existing --out or --log that `written_by_run` (the outputs the
+  // resumed state recorded, canonical) does not list, unless --overwrite.
+  void refuse_replacing(const std::vector<std::string>& written_by_run) const;
 
  private:
-  int fd_ = -1;
+  void release() noexcept;
+  RunPaths paths_;
+  OutputRules rules_;
+  std::vector<std::string> made_folders_;  // outermost last
+  std::vector<std::pair<int, std::string>> locks_;  // fd, lock file
 };
 
 class TrainingLog {
@@ -46,7 +73,7 @@ class TrainingLog {
       "step,lr,train_loss,heldout_loss,grad_norm,tokens_per_s,elapsed_s";
 
   // A fresh log (saved_step 0) or the log of a resumed run, cut back to the
-  // whole rows of steps 1 .. saved_step.
+  // whole rows of steps 1 .. saved_step. Nothing is written until the first row.
   TrainingLog(const std::string& path, long saved_step);
   ~TrainingLog();
   TrainingLog(const TrainingLog&) = delete;
@@ -56,7 +83,9 @@ class TrainingLog {
   void append(const std::string& row);
 
  private:
+  void open();
   std::string path_;
+  long saved_step_;
   std::FILE* file_ = nullptr;
 };
 

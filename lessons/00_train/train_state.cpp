@@ -17,11 +17,31 @@ void save_train_state(const std::string& path, const TrainableGPT& model, const 
   file.metadata["step"] = std::to_string(progress.step);
   file.metadata["rng_state"] = std::to_string(progress.rng_state);
   file.metadata["elapsed_seconds"] = std::to_string(progress.elapsed_seconds);
+  if (!progress.pending_row.empty()) file.metadata["pending_row"] = progress.pending_row;
+  for (std::size_t i = 0; i < progress.outputs.size(); ++i)
+    file.metadata["output." + std::to_string(i)] = progress.outputs[i];
   const std::vector<std::size_t> shape{model.params.size()};
   file.tensors.push_back(make_f32_tensor("params", shape, model.params.data()));
   file.tensors.push_back(make_f32_tensor("adam.m", shape, optimizer.m.data()));
   file.tensors.push_back(make_f32_tensor("adam.v", shape, optimizer.v.data()));
   write_safetensors(path, file);
+}
+
+namespace {
+
+std::vector<std::string> outputs_of(const SafetensorsFile& file) {
+  std::vector<std::string> outputs;
+  for (std::size_t i = 0;; ++i) {
+    const auto it = file.metadata.find("output." + std::to_string(i));
+    if (it == file.metadata.end()) return outputs;
+    outputs.push_back(it->second);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> outputs_recorded_in(const std::string& path) {
+  return outputs_of(read_safetensors(path, "--state"));
 }
 
 TrainProgress load_train_state(const std::string& path, TrainableGPT& model, AdamW& optimizer,
@@ -30,7 +50,7 @@ TrainProgress load_train_state(const std::string& path, TrainableGPT& model, Ada
   const SafetensorsFile file = read_safetensors(path, "--state");
   const auto refuse = [&](const std::string& why) {
     throw UserError("cannot resume from " + path + ": " + why +
-                    "; start afresh without --resume or use the settings it was made with");
+                    "; resume it with the settings it was made with, or start afresh with another --state");
   };
   const GPTConfig saved = config_from_metadata(file.metadata, path);
   const GPTConfig& ours = model.config();
@@ -68,6 +88,9 @@ TrainProgress load_train_state(const std::string& path, TrainableGPT& model, Ada
   } catch (const std::exception&) {
     refuse("its step, rng_state or elapsed_seconds metadata is missing or not a number");
   }
+  if (const auto it = file.metadata.find("pending_row"); it != file.metadata.end())
+    progress.pending_row = it->second;
+  progress.outputs = outputs_of(file);
   return progress;
 }
 
