@@ -7,6 +7,7 @@
 
 #include "checkpoint.hpp"
 #include "errors.hpp"
+#include "poem_file.hpp"
 #include "utf8.hpp"
 
 namespace tang {
@@ -57,19 +58,7 @@ LessonOptions check_lesson_options(LessonFlags& f) {
   if (!std::isfinite(o.top_p)) throw BadOption("--top-p must be a number in (0, 1]");
   if (f.temperature_flag->count() > 0) o.temperature = f.temperature;
   o.seed = parse_seed("--seed", f.seed_text);
-  {  // section 1 counts in the corpus: it must be a text file with something in it
-    std::error_code ec;
-    const auto status = std::filesystem::status(o.corpus, ec);
-    if (!std::filesystem::is_regular_file(status)) {
-      throw BadOption("--corpus " + o.corpus +
-                      (std::filesystem::exists(status) ? " is not a regular file" : " not found") +
-                      ": pass the poems, one a line (data/tang_poems.txt)");
-    }
-    if (std::filesystem::file_size(o.corpus, ec) == 0) {
-      throw BadOption("--corpus " + o.corpus +
-                      " is empty: pass the poems, one a line (data/tang_poems.txt)");
-    }
-  }
+  check_poem_file(o.corpus);  // sections 1, 7 and 8 read it: UTF-8, one poem a line
   for (const std::string& p : o.prompts) {
     if (p.empty())
       throw BadOption("--prompt is empty: give at least one character, e.g. --prompt 春风");

@@ -12,7 +12,13 @@ namespace poetry {
 
 int run_reporting_errors(const char* program, const std::function<int()>& body) {
   try {
-    return body();
+    const int status = body();
+    std::cout.flush();  // what it printed must have reached stdout
+    if (!std::cout) {
+      std::cerr << program << ": error: could not write to stdout (closed, or the disk is full)\n";
+      return 1;
+    }
+    return status;
   } catch (const DataError& e) {
     std::cerr << program << ": error: " << e.what() << "\n";
   } catch (const opencc::Exception& e) {  // e.g. t2s.json not installed

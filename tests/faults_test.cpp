@@ -509,8 +509,8 @@ TEST(TrainerFaults, ASignalDuringTheHeldOutEvaluationStopsItAndResumingEvaluates
   set_flag(args, "--data", std::string(TANG_DATA_DIR) + "/tang_poems.txt");  // 130,000 held out
   set_flag(args, "--batch", "1");  // an evaluation of 16,000 windows against a step of 1
   set_flag(args, "--eval-every", "1");
-  const Outcome stopped = sh("(" + command_line(TANG_TRAINER, args) +
-                             " & pid=$!; sleep 6; kill -INT $pid; wait $pid)");
+  const Outcome stopped =
+      sh("(" + command_line(TANG_TRAINER, args) + " & pid=$!; sleep 6; kill -INT $pid; wait $pid)");
   EXPECT_EQ(stopped.status, 128 + SIGINT) << stopped.err;
   EXPECT_NE(stopped.err.find("stopping: finishing this step"), std::string::npos) << stopped.err;
   ASSERT_NE(stopped.err.find("state saved to"), std::string::npos) << stopped.err;
@@ -588,6 +588,157 @@ TEST(TrainerFaults, EvalErrorsNameEvalAndTheMissingCharacter) {
   const Outcome r = run(TANG_TRAINER, {"--eval", small});
   expect_one_error_line(r, "which the vocabulary of");
   EXPECT_NE(r.err.find("--data"), std::string::npos) << r.err;
+}
+
+// --- every program: its output, its stdin, its corpus ---------------------------------------
+
+// `( command )`: its own redirections of stdin then win over sh()'s </dev/null.
+std::string subshell(const std::string& command) {
+  std::string s = "( ";
+  s += command;
+  s += " )";
+  return s;
+}
+
+// A corpus of the first n poems of the shipped one.
+std::string first_poems(std::size_t n) {
+  const std::string path = (scratch() / ("first_" + std::to_string(n) + ".txt")).string();
+  if (!fs::exists(path)) {
+    std::ifstream in(std::string(TANG_DATA_DIR) + "/tang_poems.txt");
+    std::ofstream out(path);
+    std::string line;
+    for (std::size_t i = 0; i < n && std::getline(in, line); ++i) out << line << "\n";
+  }
+  return path;
+}
+
+TEST(ProgramFaults, EveryProgramFailsWhenItsOutputIsLost) {
+  // check_verse, measure_verse, measure_weights and lesson_00_train --eval exited 0
+  // with their output on /dev/full or stdout closed
+  REQUIRE_MODEL();
+  const std::string small = first_poems(200);
+  const std::pair<std::string, std::vector<std::string>> programs[] = {
+      {TANG_CHECK_VERSE, {"床前明月光，疑是地上霜。举头望明月，低头思故乡。"}},
+      {TANG_CHECK_VERSE, {"--corpus", small}},
+      {TANG_MEASURE_VERSE, {"--poems", "1"}},
+      {TANG_MEASURE_WEIGHTS, {"--poems", "1"}},
+      {TANG_MEASURE_SETTINGS, {"--poems", "1"}},
+      {TANG_DISTRIBUTION_TABLE, {}},
+      {TANG_TRAINER, {"--eval", "--data", small}},
+      {TANG_LESSON_01, {"--section", "1"}},
+      {TANG_MEASURE_WEIGHTS, {"--help"}},
+  };
+  for (const auto& [exe, args] : programs) {
+    for (const std::string redirect : {">/dev/full", ">&-"}) {
+      const fs::path err = scratch() / "err.txt";
+      const int status =
+          std::system((command_line(exe, args) + " " + redirect + " 2>" + quote(err)).c_str());
+      const std::string name = fs::path(exe).filename().string();
+      EXPECT_EQ(WEXITSTATUS(status), 1) << name << " " << redirect;
+      EXPECT_NE(read(err).find("error: could not write the output of"), std::string::npos)
+          << name << " " << redirect << ": " << read(err);
+    }
+  }
+}
+
+TEST(CheckVerseFaults, NothingToCheckIsAnError) {
+  // check_verse - exited 0 with empty or closed stdin, or a directory
+  const std::string folder = (scratch() / "a_folder").string();
+  fs::create_directories(folder);
+  for (const std::string& input : std::vector<std::string>{"</dev/null", "<&-", "<" + folder}) {
+    const Outcome r = sh(subshell(quote(TANG_CHECK_VERSE) + " - " + input));
+    expect_one_error_line(r, "stdin");
+    EXPECT_EQ(r.out, "") << input;
+  }
+}
+
+TEST(CheckVerseFaults, EachPoemThatIsNotRegularVerseIsNamedForItsCause) {
+  // Latin letters or emoji "passed"; ？, a BOM, a space or one line a row were all
+  // "its lines are not all of the same length"
+  const std::string poem = "床前明月光，疑是地上霜。举头望明月，低头思故乡。";
+  const std::pair<std::string, std::string> cases[] = {
+      {"abcde，fghij。klmno，pqrst。", "'a' in line 1 is not a Chinese character"},
+      {"😀😀😀😀😀，😀😀😀😀😀。😀😀😀😀😀，😀😀😀😀😀。", "is not a Chinese character"},
+      {"床前明月光？疑是地上霜。举头望明月，低头思故乡。",
+       "'？' in line 1: the lines of regular verse end in ，or 。 only"},
+      {"\xEF\xBB\xBF" + poem, "byte-order mark"},
+      {"床前明月光， 疑是地上霜。举头望明月，低头思故乡。", "a space in line 2"},
+      {"床前明月光，疑是地上霜。举头望明月，低头思故乡乡。",
+       "line 4 has 6 characters and line 1 has 5"},
+  };
+  for (const auto& [text, needle] : cases) {
+    const Outcome r = run(TANG_CHECK_VERSE, {text});
+    EXPECT_EQ(r.status, 1) << text;
+    EXPECT_EQ(r.out.rfind("not regular verse: ", 0), 0u) << r.out << r.err;
+    EXPECT_NE(r.out.find(needle), std::string::npos) << r.out;
+  }
+  std::ofstream(scratch() / "rows.txt") << "床前明月光，\n疑是地上霜。\n";
+  const Outcome rows =
+      sh(subshell(quote(TANG_CHECK_VERSE) + " - <" + quote(scratch() / "rows.txt")));
+  EXPECT_NE(rows.out.find("1 line of 5 characters"), std::string::npos) << rows.out;
+  EXPECT_NE(rows.out.find("reads one whole poem a row"), std::string::npos) << rows.out;
+}
+
+TEST(CheckVerseFaults, ARowThatIsNotUtf8IsNamedAndTheRestIsChecked) {
+  // an invalid UTF-8 row gave no row number and stopped the check there
+  std::ofstream(scratch() / "bad_row.txt", std::ios::binary)
+      << "ab\xff\n白日依山尽，黄河入海流。欲穷千里目，更上一层楼。\n";
+  const Outcome r =
+      sh(subshell(quote(TANG_CHECK_VERSE) + " - <" + quote(scratch() / "bad_row.txt")));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("not checked (stdin row 1): invalid UTF-8 at byte 2"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("-> 五绝"), std::string::npos) << "row 2 is still checked: " << r.out;
+}
+
+TEST(CheckVerseFaults, ARowWithoutEndIsRefusedInBoundedMemory) {
+  // a 60 MB single line took 2 GB; /dev/zero was read until 4 GB
+  std::string limit;
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__has_feature)
+  limit = "ulimit -v 400000; ";  // 400 MB of address space: 300 MB of input cannot fit
+#elif defined(__has_feature)
+#if !__has_feature(address_sanitizer)
+  limit = "ulimit -v 400000; ";
+#endif
+#endif
+  const Outcome r =
+      sh(subshell(limit + "head -c 300000000 /dev/zero | " + quote(TANG_CHECK_VERSE) + " -"));
+  expect_one_error_line(r, "stdin row 1 is longer than 65536 bytes");
+}
+
+TEST(CorpusFaults, EveryProgramChecksItsCorpusBeforeItPrints) {
+  // a corpus of random bytes or CR line ends failed in section 7 or 8 after seconds of
+  // output without naming the file; --section 1 exited 0 with "0 of 0 times";
+  // measure_settings on one 60 MB line ran for minutes without a word
+  REQUIRE_MODEL();
+  const fs::path dir = scratch() / "bad_corpora";
+  fs::create_directories(dir);
+  const std::pair<std::string, std::string> files[] = {
+      {"cr.txt", "床前明月光，疑是地上霜。举头望明月，低头思故乡。\r\n"},
+      {"bytes.txt", std::string("\x81\xfe\x00\x7f\xc3\n", 6)},
+      {"long.txt", std::string(70000, 'a')},
+      {"blank.txt", "\n\n\n"},
+  };
+  const std::string needles[] = {"ends in CR", "invalid UTF-8", "longer than 65536 bytes",
+                                 "has no poem"};
+  const std::pair<std::string, std::vector<std::string>> programs[] = {
+      {TANG_LESSON_01, {"--section", "1"}},      {TANG_LESSON_07, {}},
+      {TANG_MEASURE_SETTINGS, {"--poems", "1"}}, {TANG_MEASURE_VERSE, {"--poems", "1"}},
+      {TANG_MEASURE_WEIGHTS, {"--poems", "1"}},  {TANG_CHECK_VERSE, {}},
+  };
+  for (std::size_t i = 0; i < std::size(files); ++i) {
+    const std::string corpus = (dir / files[i].first).string();
+    std::ofstream(corpus, std::ios::binary) << files[i].second;
+    for (const auto& [exe, args] : programs) {
+      std::vector<std::string> with = args;
+      with.insert(with.end(), {"--corpus", corpus});
+      const Outcome r = run(exe, with);
+      EXPECT_EQ(r.status, 2) << exe << " " << corpus << ": " << r.err;
+      expect_one_error_line(r, "--corpus " + corpus);
+      EXPECT_NE(r.err.find(needles[i]), std::string::npos) << r.err;
+      EXPECT_EQ(r.out, "") << "nothing printed before the refusal";
+    }
+  }
 }
 
 }  // namespace

@@ -11,8 +11,8 @@
 // closed terminal or pipe), so training can stop and resume any number of
 // times and still end with the same weights as one uninterrupted run.
 #include <cblas.h>
-#include <unistd.h>
 #include <omp.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -134,8 +134,8 @@ int train(const Options& o) {
                           ": continue it with --resume, or start afresh with another --state "
                           "(or remove that file)");
   }
-  std::vector<std::string> ours = resuming ? tang::outputs_recorded_in(o.state)
-                                           : std::vector<std::string>{};
+  std::vector<std::string> ours =
+      resuming ? tang::outputs_recorded_in(o.state) : std::vector<std::string>{};
   if (resuming && ours.empty()) ours = {tang::canonical_path(o.out), tang::canonical_path(o.log)};
   outputs.refuse_replacing(ours);  // (a state from before outputs were recorded: they are its own)
 
@@ -278,7 +278,8 @@ int train(const Options& o) {
     }
     // a failed write stops here, before the state moves past the log
     log.append(heldout ? with_heldout(row.str(), *heldout) : row.str());
-    if (progress.step % o.save_every == 0 || heldout) save(heldout.has_value(), heldout.value_or(0));
+    if (progress.step % o.save_every == 0 || heldout)
+      save(heldout.has_value(), heldout.value_or(0));
   }
   save(false, -1.0);
   if (g_stop_signal != 0 || stdout_lost) {

@@ -125,16 +125,17 @@ RunOutputs::RunOutputs(const RunPaths& p, const OutputRules& rules) : paths_(p),
         }
         if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
           ::close(fd);
-          throw UserError(
-              flag == "--state"
-                  ? "another lesson_00_train is training with --state " + path + " (it holds " +
-                        lock_path + "): wait for it, or use another --state"
-                  : "another lesson_00_train is writing " + flag + " " + path + " (it holds " +
-                        lock_path + "): wait for it, or choose another " + flag);
+          throw UserError(flag == "--state" ? "another lesson_00_train is training with --state " +
+                                                  path + " (it holds " + lock_path +
+                                                  "): wait for it, or use another --state"
+                                            : "another lesson_00_train is writing " + flag + " " +
+                                                  path + " (it holds " + lock_path +
+                                                  "): wait for it, or choose another " + flag);
         }
         // Its last holder may have removed the file between our open and flock:
         // keep the lock only if it is still the file at that path.
-        struct stat held {}, named {};
+        struct stat held {
+        }, named{};
         if (::fstat(fd, &held) == 0 && ::stat(lock_path.c_str(), &named) == 0 &&
             held.st_ino == named.st_ino && held.st_dev == named.st_dev) {
           locks_.emplace_back(fd, lock_path);

@@ -36,9 +36,9 @@ std::string shipped_log_path();
 
 // What a run may do to existing files.
 struct OutputRules {
-  std::string data;                 // the corpus the run reads
-  bool overwrite_shipped = false;   // --overwrite-shipped
-  bool overwrite = false;           // --overwrite
+  std::string data;                // the corpus the run reads
+  bool overwrite_shipped = false;  // --overwrite-shipped
+  bool overwrite = false;          // --overwrite
 };
 
 // The same file, whatever the spelling ("a/../b", a link): its canonical path.
@@ -63,7 +63,7 @@ class RunOutputs {
   void release() noexcept;
   RunPaths paths_;
   OutputRules rules_;
-  std::vector<std::string> made_folders_;  // outermost last
+  std::vector<std::string> made_folders_;           // outermost last
   std::vector<std::pair<int, std::string>> locks_;  // fd, lock file
 };
 

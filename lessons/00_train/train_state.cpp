@@ -49,8 +49,9 @@ TrainProgress load_train_state(const std::string& path, TrainableGPT& model, Ada
                                const std::map<std::string, std::string>& settings) {
   const SafetensorsFile file = read_safetensors(path, "--state");
   const auto refuse = [&](const std::string& why) {
-    throw UserError("cannot resume from " + path + ": " + why +
-                    "; resume it with the settings it was made with, or start afresh with another --state");
+    throw UserError(
+        "cannot resume from " + path + ": " + why +
+        "; resume it with the settings it was made with, or start afresh with another --state");
   };
   const GPTConfig saved = config_from_metadata(file.metadata, path);
   const GPTConfig& ours = model.config();

@@ -50,6 +50,7 @@
 #include "errors.hpp"
 #include "generate.hpp"
 #include "lesson.hpp"  // check_vocabulary_has
+#include "poem_file.hpp"
 #include "program.hpp"
 
 namespace {
@@ -70,21 +71,6 @@ struct Corpus {
   std::unordered_set<std::string> training_lines;  // every line of every training poem
   std::vector<std::string> held_out;               // the first N held-out poems
 };
-
-// The lessons' check (options.cpp): a text file with something in it.
-void check_corpus_file(const std::string& path) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (!std::filesystem::is_regular_file(status)) {
-    throw BadOption("--corpus " + path +
-                    (std::filesystem::exists(status) ? " is not a regular file" : " not found") +
-                    ": pass the poems, one a line (data/tang_poems.txt)");
-  }
-  if (std::filesystem::file_size(path, ec) == 0) {
-    throw BadOption("--corpus " + path +
-                    " is empty: pass the poems, one a line (data/tang_poems.txt)");
-  }
-}
 
 // Throws BadOption naming the line of a held-out poem the model cannot score
 // (a character it does not know, invalid UTF-8), or when there are fewer than
@@ -209,7 +195,7 @@ void print_legend(const Options& o) {
 }
 
 int measure(const Options& o) {
-  check_corpus_file(o.corpus);
+  check_poem_file(o.corpus);
   const GPT model = load_checkpoint(o.checkpoint);
   const Tokenizer& tokenizer = model.tokenizer();
   check_vocabulary_has(model, o.checkpoint, "\n，。", "measure_settings");

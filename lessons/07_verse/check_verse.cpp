@@ -4,6 +4,7 @@
 #include <set>
 
 #include "07_verse/exercise/line_tones.hpp"  // exercise 07a
+#include "errors.hpp"                        // printable
 #include "utf8.hpp"
 
 namespace tang {
@@ -12,6 +13,39 @@ namespace {
 
 bool is_mark(const std::string& c) {
   return c == "，" || c == "。";
+}
+
+// A CJK ideograph: the unified blocks, their extensions and the compatibility forms.
+bool is_han(const std::string& c) {
+  const char32_t u = utf8_decode_one(c);
+  return (u >= 0x4E00 && u <= 0x9FFF) || (u >= 0x3400 && u <= 0x4DBF) ||
+         (u >= 0x20000 && u <= 0x3134F) || (u >= 0xF900 && u <= 0xFAFF);
+}
+
+std::string quoted(const std::string& text) {
+  std::string q(1, '\'');
+  q += text;
+  q += '\'';
+  return q;
+}
+
+// Why a character that is neither a Chinese character nor ，。 cannot be in a
+// poem, for the message; `line` counts from 1.
+std::string not_verse_character(const std::string& c, std::size_t line) {
+  std::string where = " in line ";
+  where += std::to_string(line);
+  const char32_t u = utf8_decode_one(c);
+  if (u == 0xFEFF) return "it has a byte-order mark (U+FEFF): save the text without one";
+  if (u == ' ' || u == '\t' || u == 0x3000 || u == 0xA0) {
+    return "it has a space" + where + ": write the poem without spaces";
+  }
+  if (c == "？" || c == "！" || c == "；" || c == "、" || c == "：" || c == "," || c == "." ||
+      c == "?" || c == "!" || c == ";") {
+    return quoted(c) + where + ": the lines of regular verse end in ，or 。 only";
+  }
+  return quoted(printable(c)) + where +
+         " is not a Chinese character: regular verse is written in Chinese characters, its lines "
+         "ending in ，or 。";
 }
 
 // The rule a position of a line stands for, for the message.
@@ -81,6 +115,10 @@ VerseCheck check_verse(const std::string& poem, const VerseTables& tables) {
   LineCheck current;
   std::set<std::string> seen;
   for (const std::string& c : utf8_split(text)) {
+    if (!is_mark(c) && !is_han(c)) {
+      check.not_a_form = not_verse_character(c, check.lines.size() + 1);
+      return check;
+    }
     if (is_mark(c)) {
       current.mark = c;
       check.lines.push_back(current);
@@ -96,15 +134,20 @@ VerseCheck check_verse(const std::string& poem, const VerseTables& tables) {
     return check;
   }
   const std::size_t chars = check.lines.empty() ? 0 : check.lines[0].characters.size();
-  for (const LineCheck& line : check.lines) {
-    if (line.characters.size() != chars) {
-      check.not_a_form = "its lines are not all of the same length";
+  for (std::size_t i = 0; i < check.lines.size(); ++i) {
+    if (check.lines[i].characters.size() != chars) {
+      check.not_a_form = "line " + std::to_string(i + 1) + " has " +
+                         std::to_string(check.lines[i].characters.size()) +
+                         " characters and line 1 has " + std::to_string(chars) +
+                         ": all lines of a regular verse have as many";
       return check;
     }
   }
   check.form = form_of_shape(check.lines.size(), chars);
   if (!check.form) {
-    check.not_a_form = std::to_string(check.lines.size()) + " lines of " + std::to_string(chars) +
+    const std::size_t n = check.lines.size();
+    check.not_a_form = std::to_string(n) + (n == 1 ? " line" : " lines") + " of " +
+                       std::to_string(chars) +
                        " characters: regular verse has 4 or 8 lines of 5 or 7";
     return check;
   }

@@ -5,8 +5,13 @@
 //   check_verse --corpus data/tang_poems.txt [--markdown]            pass rates per form
 //
 // --no-repeat also fails a poem that uses a character twice. For poems, the
-// exit status is 0 when every poem passes and 1 when one fails (or on an error,
-// after its one "error:" line); 2 for a bad flag.
+// exit status is 0 when every poem passes and 1 when one fails or could not be
+// checked (a row that is not UTF-8), and on an error, after its one "error:"
+// line (nothing to check, a row over 64 KB, output that could not be written);
+// 2 for a bad flag.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
@@ -19,6 +24,7 @@
 #include "exercise_code.hpp"
 #include "number_text.hpp"
 #include "options.hpp"  // add_yours_flag
+#include "poem_file.hpp"
 #include "program.hpp"
 
 namespace {
@@ -30,11 +36,11 @@ struct FormTally {
 };
 
 int pass_rates(const std::string& corpus, bool markdown, const VerseTables& tables) {
-  std::ifstream in(corpus);
-  if (!in) throw BadOption("--corpus " + corpus + ": cannot read it (data/tang_poems.txt?)");
+  check_poem_file(corpus);  // UTF-8, one poem a line, each line bounded
+  std::ifstream in(corpus, std::ios::binary);
   std::map<std::string, FormTally> tally;
   std::size_t poems = 0;
-  for (std::string line; std::getline(in, line);) {
+  for (std::string line; read_line(in, line) == LineRead::kLine;) {
     if (line.empty()) continue;
     ++poems;
     const VerseCheck c = check_verse(line, tables);
@@ -73,6 +79,52 @@ int pass_rates(const std::string& corpus, bool markdown, const VerseTables& tabl
   return 0;
 }
 
+// `check_verse -`: one poem a row of stdin, each checked as it comes (memory
+// holds one bounded row). Returns whether every poem passed.
+bool check_stdin(bool no_repeat, const VerseTables& tables) {
+  struct stat input {};
+  if (::fstat(STDIN_FILENO, &input) != 0) {
+    throw UserError("stdin is closed: check_verse - reads one poem a row from stdin");
+  }
+  if (S_ISDIR(input.st_mode)) {
+    throw UserError("stdin is a directory: check_verse - reads one poem a row from a file or pipe");
+  }
+  bool all_pass = true;
+  std::size_t row = 0, poems = 0;
+  std::string line;
+  for (LineRead r; (r = read_line(std::cin, line)) != LineRead::kEnd;) {
+    ++row;
+    const std::string where = "stdin row " + std::to_string(row);
+    if (r == LineRead::kTooLong) {
+      throw UserError(where + " is longer than " + std::to_string(kMaxPoemLineBytes) +
+                      " bytes: check_verse - reads one poem a row");
+    }
+    if (line.empty()) continue;
+    ++poems;
+    try {
+      const VerseCheck c = check_verse(line, tables);
+      std::string text = describe_check(c, no_repeat, "");
+      if (!c.form && c.lines.size() <= 2 && c.not_a_form.find(" line") != std::string::npos &&
+          c.not_a_form.find("of 5 or 7") != std::string::npos) {
+        text.pop_back();  // a poem's lines on rows of their own?
+        text += " (check_verse - reads one whole poem a row)\n";
+      }
+      std::cout << text;
+      all_pass = all_pass && c.passes(no_repeat);
+    } catch (const UserError& e) {  // invalid UTF-8: that row is not checked, the next ones are
+      std::cout << "not checked (" << where << "): " << e.what() << "\n";
+      all_pass = false;
+    }
+  }
+  if (std::cin.bad()) throw UserError("stdin could not be read to the end");
+  if (poems == 0) {
+    throw UserError(
+        "stdin held no poem: check_verse - reads one poem a row, e.g. "
+        "check_verse - < poems.txt");
+  }
+  return all_pass;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -93,12 +145,7 @@ int main(int argc, char** argv) {
     }
     const VerseTables tables = VerseTables::load_shipped();
     if (!corpus.empty()) return pass_rates(corpus, markdown, tables);
-    if (poems.size() == 1 && poems[0] == "-") {
-      poems.clear();
-      for (std::string line; std::getline(std::cin, line);) {
-        if (!line.empty()) poems.push_back(line);
-      }
-    }
+    if (poems.size() == 1 && poems[0] == "-") return check_stdin(no_repeat, tables) ? 0 : 1;
     bool all_pass = true;
     for (const std::string& poem : poems) {
       const VerseCheck c = check_verse(poem, tables);

@@ -38,6 +38,7 @@
 #include "checkpoint.hpp"
 #include "errors.hpp"
 #include "number_text.hpp"
+#include "poem_file.hpp"
 #include "program.hpp"
 
 namespace {
@@ -70,8 +71,7 @@ int main(int argc, char** argv) {
   app.add_flag("--markdown", markdown, "print a Markdown table");
   return run_program(argc, argv, app, [&] {
     const VerseTables tables = VerseTables::load_shipped();
-    if (!std::ifstream(corpus))
-      throw BadOption("--corpus " + corpus + ": cannot read it (data/tang_poems.txt)");
+    check_poem_file(corpus);
     // the lines of the training poems (every 20th poem held out, as the trainer splits)
     const TrainingLines index_of_lines = TrainingLines::from_corpus(corpus);
     if (index_of_lines.size() == 0) throw BadOption("--corpus " + corpus + " has no poems");

@@ -14,6 +14,7 @@
 #include "08_many_poems/weight_quality.hpp"
 #include "checkpoint.hpp"
 #include "errors.hpp"
+#include "poem_file.hpp"
 #include "program.hpp"
 
 int main(int argc, char** argv) {
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
   app.add_flag("--markdown", markdown, "print a Markdown table");
   return run_program(argc, argv, app, [&] {
+    check_poem_file(corpus);
     const GPT model = load_checkpoint(checkpoint);
     const auto held_out = heldout_poems(model, corpus, poems);
     if (held_out.empty()) throw BadOption("--corpus " + corpus + " has no held-out poems");
