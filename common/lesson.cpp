@@ -30,20 +30,35 @@ int run_lesson(int argc, char** argv, const std::string& name, const std::string
     const GPT model = load_checkpoint(options.checkpoint);
     name_characters_with(&model.tokenizer());
     check_options_against_model(options, model);
+    std::vector<std::string> unable(sections.size());  // why section i cannot run ("": it can)
     for (std::size_t i = 0; i < sections.size(); ++i) {
-      check_vocabulary_has(model, options.checkpoint, sections[i].needs(options),
-                           "section " + std::to_string(i + 1) + " (" + sections[i].title + ")");
+      const std::string who = "section " + std::to_string(i + 1) + " (" + sections[i].title + ")";
+      if (sections[i].cannot_run) unable[i] = sections[i].cannot_run(model);
+      if (!unable[i].empty() && only == i + 1) {
+        throw BadOption("--section " + std::to_string(only) + ": " + who +
+                        " cannot run on this model: " + unable[i]);
+      }
+      if (unable[i].empty())
+        check_vocabulary_has(model, options.checkpoint, sections[i].needs(options), who);
     }
-    for (const Section& s : sections) {
-      if (s.prepare) s.prepare(model, options);  // its own flags, on a model it can use
+    for (std::size_t i = 0; i < sections.size(); ++i) {  // its own flags, on a model it can use
+      if (sections[i].prepare && unable[i].empty()) sections[i].prepare(model, options);
     }
     // every flag is good: from here on the lesson prints
     std::cout << name << ": " << model.config().describe() << ", seed " << options.seed << "\n"
               << exercise_code_line() << "\n";
+    for (std::size_t i = 0; i < sections.size(); ++i) {
+      if (!unable[i].empty() && only == 0)
+        std::cout << "section " << i + 1 << " does not run on this model: " << unable[i] << "\n";
+    }
     LessonContext context{model, options, std::cout};
     for (std::size_t i = 0; i < sections.size(); ++i) {
       if (only != 0 && i + 1 != only) continue;  // every section starts from --seed on its own
       std::cout << "\n== " << i + 1 << ". " << sections[i].title << "\n";
+      if (!unable[i].empty()) {
+        std::cout << "  (not run on this model: see the lines at the top)\n";
+        continue;
+      }
       try {
         sections[i].run(context);
       } catch (const NotImplemented& e) {

@@ -10,7 +10,9 @@
 // against the loaded model) and runs. run_lesson declares every section's flags,
 // parses, loads the model and prepares every section BEFORE the first line is
 // printed, prints which exercise code runs (the reference solutions, or yours
-// with --yours), then runs each section. A section that needs an exercise you
+// with --yours), then runs each section. A section that cannot run on the
+// loaded model (one too small for it) is named in the first lines and skipped.
+// A section that needs an exercise you
 // have not done yet prints the stub's "not implemented yet" line instead, and
 // the next section runs.
 #pragma once
@@ -55,6 +57,11 @@ struct Section {
   // After the model is loaded and before anything is printed: checks its flags
   // against the model and the lesson's options; throws BadOption.
   std::function<void(const GPT&, const LessonOptions&)> prepare = {};
+  // Why the section cannot run on this model at all ("" when it can: always,
+  // when empty), naming the model's size and what the section needs. The
+  // lesson says so in its first lines and runs the other sections; asked for
+  // alone (--section N), it refuses.
+  std::function<std::string(const GPT&)> cannot_run = {};
 };
 
 int run_lesson(int argc, char** argv, const std::string& name, const std::string& description,

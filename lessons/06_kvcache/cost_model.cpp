@@ -38,9 +38,12 @@ double step_ms(const GPT& model, std::size_t positions, std::size_t runs) {
 
 StepCosts measure_step_costs(const GPT& model, std::size_t window, std::size_t runs) {
   StepCosts c;
-  c.t1_ms = step_ms(model, 1, runs);
+  c.t1_ms = std::max(step_ms(model, 1, runs), 1e-6);  // a clock tick at least
+  if (window < 2) return c;                           // a context of one: b = 0
   const double tk = step_ms(model, window, runs);
-  c.b_ms = (tk - c.t1_ms) / static_cast<double>(window - 1);
+  // On a tiny model the difference is within the clock's noise and can come out
+  // below zero; a position never costs less than nothing.
+  c.b_ms = std::max(0.0, (tk - c.t1_ms) / static_cast<double>(window - 1));
   return c;
 }
 

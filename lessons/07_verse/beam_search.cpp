@@ -59,10 +59,15 @@ WrittenVerse write_verse(const GPT& model, const VerseConstraint& constraint,
       Beam& beam = beams[b];
       const std::span<const TokenId> written(beam.context.begin() + 1, beam.context.end());
       // Only the character the cache has not seen goes through the model (the
-      // whole "\n" on the first step). A poem is shorter than the context.
-      const std::span<const TokenId> unseen(
-          beam.context.begin() + static_cast<std::ptrdiff_t>(beam.cache.length),
-          beam.context.end());
+      // whole "\n" on the first step). A model whose context is shorter than
+      // the poem slides its window as lesson 06's CachedPredictor does: the
+      // cache is rebuilt from the last block_size characters.
+      std::span<const TokenId> window(beam.context);
+      if (window.size() > model.config().block_size) {
+        window = window.last(model.config().block_size);
+        beam.cache.length = 0;
+      }
+      const std::span<const TokenId> unseen = window.subspan(beam.cache.length);
       const View<2> out = forward_with_cache(model, unseen, beam.cache.length, beam.cache, acts);
       const std::span<const float> logits = require_finite({out.data(), out.size()});
       scores[b] = beam.verse.score;

@@ -19,7 +19,8 @@
 //
 // Each beam has its own KV cache (lesson 06's KVCache and forward_with_cache);
 // a beam that is extended twice is copied. A poem (at most 65 characters with
-// its newline) fits the model's context, so the window never slides.
+// its newline) fits the shipped model's context; on a model with a shorter
+// one the window slides, as in lesson 06.
 #pragma once
 
 #include <iosfwd>

@@ -4,6 +4,7 @@
 // exercise 08b's, per poem.
 #include "08_many_poems/batched_forward.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
@@ -13,13 +14,13 @@
 
 namespace tang {
 
+// Activations hold windows of block_size rows: enough of them for max_batch rows.
 BatchScratch::BatchScratch(const GPTConfig& config, std::size_t max_batch_)
-    : acts(config),
+    : acts(config,
+           std::max<std::size_t>(1, (max_batch_ + config.block_size - 1) / config.block_size)),
       logits(Tensor<2>::from_shape({max_batch_, config.vocab_size})),
       max_batch(max_batch_) {
-  if (max_batch_ == 0 || max_batch_ > config.block_size) {
-    throw std::invalid_argument("BatchScratch: max_batch must be in 1 .. block_size");
-  }
+  if (max_batch_ == 0) throw std::invalid_argument("BatchScratch: max_batch must be at least 1");
 }
 
 View<2> forward_batch(const GPT& model, const StoredWeights& sw, std::span<const TokenId> tokens,

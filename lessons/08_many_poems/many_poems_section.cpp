@@ -1,6 +1,7 @@
 #include "08_many_poems/many_poems_section.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <numeric>
@@ -37,19 +38,19 @@ std::string megabytes(std::size_t bytes) {
 }
 
 // Part 1: the same 32 poems at batch sizes 1 .. 32.
-void batch_sizes(LessonContext& c, const StoredWeights& weights, const SamplingSettings& s) {
+void batch_sizes(LessonContext& c, const StoredWeights& weights, const SamplingSettings& s,
+                 std::size_t length) {
   const std::vector<std::uint64_t> seeds = seeds_from(c.options.seed, kPoems);
   c.out << "  " << kPoems << " poems (seeds " << seeds.front() << " .. " << seeds.back() << "), "
         << format_name(weights.format) << " weights, one thread; B poems in flight:\n"
         << "       B   steps   chars/s   x B=1   weight bytes read per character\n";
-  write_batched(c.model, weights, seeds_from(c.options.seed, 4), "", s, c.options.length,
-                4);  // warm-up
+  write_batched(c.model, weights, seeds_from(c.options.seed, 4), "", s, length, 4);  // warm-up
   std::vector<std::string> first;
   double base = 0.0;
   bool same = true;
   for (std::size_t B : {1, 2, 4, 8, 16, 32}) {
     const auto start = std::chrono::steady_clock::now();
-    const BatchedPoems r = write_batched(c.model, weights, seeds, "", s, c.options.length, B);
+    const BatchedPoems r = write_batched(c.model, weights, seeds, "", s, length, B);
     const double rate = static_cast<double>(r.characters) / seconds_since(start);
     if (B == 1) base = rate, first = r.poems;
     same = same && r.poems == first;
@@ -63,7 +64,8 @@ void batch_sizes(LessonContext& c, const StoredWeights& weights, const SamplingS
 }
 
 // Part 2: a shared opening, prefilled once and copied, against one prefill per poem.
-void shared_opening(LessonContext& c, const StoredWeights& weights, std::size_t B) {
+void shared_opening(LessonContext& c, const StoredWeights& weights, std::size_t B,
+                    std::size_t length) {
   const GPTConfig& cfg = c.model.config();
   const std::vector<TokenId> prompt = c.model.tokenizer().encode(std::string("\n") + kOpening);
   const std::size_t P = prompt.size();
@@ -80,7 +82,7 @@ void shared_opening(LessonContext& c, const StoredWeights& weights, std::size_t 
   const KVCache shared = prefill_once();
   std::vector<KVCache> copies(B, shared);  // what seq_cp gives each poem
   const double once = seconds_since(start);
-  const std::size_t G = c.options.length, per = kv_cache_bytes_per_position(cfg);
+  const std::size_t G = length, per = kv_cache_bytes_per_position(cfg);
   c.out << "\n  A shared opening, " << kOpening << " (" << P << " positions with its newline), for "
         << B << " poems:\n"
         << "    prefilled " << B << " times: " << fixed(each * 1e3, 2)
@@ -96,8 +98,8 @@ void shared_opening(LessonContext& c, const StoredWeights& weights, std::size_t 
 }
 
 // Part 3: the three weight formats: bytes, quality, speed.
-void weight_formats(LessonContext& c, const StoredWeights& fp32, const SamplingSettings& s) {
-  const auto poems = heldout_poems(c.model, c.options.corpus, kQualityPoems);
+void weight_formats(LessonContext& c, const StoredWeights& fp32, const SamplingSettings& s,
+                    std::size_t length, const std::vector<std::vector<TokenId>>& poems) {
   c.out << "\n  The weights a step reads, in three formats (" << poems.size()
         << " held-out poems for the quality, 16 poems at B = 1 for the speed):\n"
         << "    format  bytes read   held-out loss   KL from fp32   same top-1   us per char"
@@ -107,10 +109,9 @@ void weight_formats(LessonContext& c, const StoredWeights& fp32, const SamplingS
   for (WeightFormat f : {WeightFormat::kFp32, WeightFormat::kBf16, WeightFormat::kInt8}) {
     const StoredWeights w(c.model, f);
     const WeightQuality q = compare_with_fp32(c.model, fp32, w, poems, 32);
-    write_batched(c.model, w, seeds_from(c.options.seed, 2), "", s, c.options.length,
-                  1);  // warm-up
+    write_batched(c.model, w, seeds_from(c.options.seed, 2), "", s, length, 1);  // warm-up
     const auto start = std::chrono::steady_clock::now();
-    const BatchedPoems r = write_batched(c.model, w, seeds, "", s, c.options.length, 1);
+    const BatchedPoems r = write_batched(c.model, w, seeds, "", s, length, 1);
     const double us = seconds_since(start) * 1e6 / static_cast<double>(r.characters);
     if (f == WeightFormat::kFp32) fp32_time = us;
     char row[160];
@@ -127,9 +128,13 @@ void show_many_poems(LessonContext& c, const ManyPoemsOptions& o) {
   const StoredWeights chosen(c.model, o.format);
   c.out << "A cached step reads every weight matrix once, " << megabytes(fp32.bytes())
         << " in fp32, to write one character. Two ways to read less per character:\n";
-  batch_sizes(c, chosen, s);
-  shared_opening(c, chosen, o.batch);
-  weight_formats(c, fp32, s);
+  if (o.length != c.options.length) {
+    c.out << "(poems of at most " << o.length << " characters: this model's context is "
+          << c.model.config().block_size << ")\n";
+  }
+  batch_sizes(c, chosen, s, o.length);
+  shared_opening(c, chosen, o.batch, o.length);
+  weight_formats(c, fp32, s, o.length, o.quality_poems);
 }
 
 void declare_many_poems_flags(CLI::App& app, ManyPoemsOptions& o) {
@@ -140,6 +145,21 @@ void declare_many_poems_flags(CLI::App& app, ManyPoemsOptions& o) {
   app.add_option("--weights", o.weights,
                  "section 8: the weights of the batched poems: fp32, bf16 or int8")
       ->capture_default_str();
+  o.length_flag = app.get_option("--length");
+  o.length_flag->description(
+      "longest poem, in characters, in [1, 10000]; in section 8 also longer than its "
+      "19-position opening and shorter than the model's context (at most 127 for a context of "
+      "128)");
+}
+
+// Section 8 writes every poem in one batched pass over its own cache, with no
+// window to slide: the opening and at least one more character must fit.
+std::string too_small_for_many_poems(const GPT& model) {
+  const std::size_t opening = model.tokenizer().encode(std::string("\n") + kOpening).size();
+  if (model.config().block_size >= opening + 2) return "";
+  return "its poems start from a " + std::to_string(opening) +
+         "-position opening and need a context of at least " + std::to_string(opening + 2) +
+         "; this model's is " + std::to_string(model.config().block_size);
 }
 
 void prepare_many_poems(ManyPoemsOptions& o, const GPT& model, const LessonOptions& lesson) {
@@ -147,11 +167,15 @@ void prepare_many_poems(ManyPoemsOptions& o, const GPT& model, const LessonOptio
   if (!format) throw BadOption("--weights " + o.weights + ": choose fp32, bf16 or int8");
   o.format = *format;
   const std::size_t opening = model.tokenizer().encode(std::string("\n") + kOpening).size();
-  if (lesson.length <= opening || lesson.length + 1 > model.config().block_size) {
-    throw BadOption("--length " + std::to_string(lesson.length) + ": lesson 08 needs " +
-                    std::to_string(opening + 1) + " .. " +
-                    std::to_string(model.config().block_size - 1) +
-                    " (its poems and their opening must fit the context)");
+  const std::size_t longest = model.config().block_size - 1;
+  o.length = lesson.length;
+  if (o.length_flag->count() == 0) o.length = std::min(o.length, longest);  // the default
+  o.quality_poems = heldout_poems(model, lesson.corpus, kQualityPoems);     // names a bad line
+  if (o.length <= opening || o.length > longest) {
+    throw BadOption("--length " + std::to_string(lesson.length) + ": section 8 needs " +
+                    std::to_string(opening + 1) + " .. " + std::to_string(longest) +
+                    " on this model (context " + std::to_string(model.config().block_size) +
+                    "): its poems and their opening must fit the context");
   }
 }
 
@@ -165,7 +189,8 @@ Section many_poems_section() {
           [options](CLI::App& app) { declare_many_poems_flags(app, *options); },
           [options](const GPT& model, const LessonOptions& lesson) {
             prepare_many_poems(*options, model, lesson);
-          }};
+          },
+          too_small_for_many_poems};
 }
 
 }  // namespace tang

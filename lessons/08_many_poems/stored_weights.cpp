@@ -255,13 +255,23 @@ TANG_NOT_SANITIZED void int8_dots(float* out, const std::int8_t* quants, const f
   }
 }
 
+// `cols` is a multiple of 32: the stored rows' width, padded with zero weights
+// when the matrix's own width `width` is not (an 80-wide model); each input row
+// is padded with zeros the same way, so the padding adds nothing.
 void int8_matmul(float* out, const float* inp, const std::int8_t* quants, const float* scales,
-                 std::size_t N, std::size_t cols, std::size_t rows) {
+                 std::size_t N, std::size_t width, std::size_t cols, std::size_t rows) {
   const std::size_t blocks = cols / kQuantBlock;
-  std::vector<std::int16_t> xq(N * cols);  // (N, cols) the inputs' quants
-  std::vector<float> xs(N * blocks);       // (N, cols / 32) and their scales
-  for (std::size_t n = 0; n < N; ++n)
-    quantize_input(inp + n * cols, cols, xq.data() + n * cols, xs.data() + n * blocks);
+  std::vector<std::int16_t> xq(N * cols);                     // (N, cols) the inputs' quants
+  std::vector<float> xs(N * blocks);                          // (N, cols / 32) and their scales
+  std::vector<float> padded(width == cols ? 0 : cols, 0.0f);  // (cols) one input row, padded
+  for (std::size_t n = 0; n < N; ++n) {
+    const float* x = inp + n * width;
+    if (width != cols) {  // the tail stays zero
+      std::copy(x, x + width, padded.begin());
+      x = padded.data();
+    }
+    quantize_input(x, cols, xq.data() + n * cols, xs.data() + n * blocks);
+  }
   std::size_t o = 0;
   for (; o + 4 <= rows; o += 4) {
     for (std::size_t n = 0; n < N; ++n)
@@ -314,19 +324,20 @@ StoredMatrix::StoredMatrix(const float* fp32, std::size_t rows, std::size_t cols
       bf16_.resize(rows * cols);
       for (std::size_t i = 0; i < rows * cols; ++i) bf16_[i] = bf16_from_float(fp32[i]);
       break;
-    case WeightFormat::kInt8:
-      if (cols % kQuantBlock != 0) {
-        throw std::invalid_argument(
-            "StoredMatrix: int8 stores rows in blocks of " + std::to_string(kQuantBlock) +
-            " weights, and a " + sizes(rows, cols) + " matrix has rows of " + std::to_string(cols));
-      }
-      quants_.resize(rows * cols);
-      scales_.resize(rows * (cols / kQuantBlock));
+    case WeightFormat::kInt8: {
+      // rows in whole blocks of 32: a width that is not a multiple (80) is
+      // padded with zero weights, which add nothing to any product
+      padded_cols_ = (cols + kQuantBlock - 1) / kQuantBlock * kQuantBlock;
+      quants_.resize(rows * padded_cols_);
+      scales_.resize(rows * (padded_cols_ / kQuantBlock));
+      std::vector<float> row(padded_cols_, 0.0f);  // (padded_cols) one row, its tail zero
       for (std::size_t r = 0; r < rows; ++r) {
-        quantize_row(fp32 + r * cols, cols, quants_.data() + r * cols,
-                     scales_.data() + r * (cols / kQuantBlock));
+        std::copy(fp32 + r * cols, fp32 + (r + 1) * cols, row.begin());
+        quantize_row(row.data(), padded_cols_, quants_.data() + r * padded_cols_,
+                     scales_.data() + r * (padded_cols_ / kQuantBlock));
       }
       break;
+    }
   }
 }
 
@@ -339,7 +350,7 @@ void StoredMatrix::matmul(float* out, const float* inp, const float* bias, std::
       bf16_matmul(out, inp, bf16_.data(), N, cols_, rows_);
       break;
     case WeightFormat::kInt8:
-      int8_matmul(out, inp, quants_.data(), scales_.data(), N, cols_, rows_);
+      int8_matmul(out, inp, quants_.data(), scales_.data(), N, cols_, padded_cols_, rows_);
       break;
   }
   add_bias(out, bias, N, rows_);  // last, as in ops::matmul_forward

@@ -9,7 +9,8 @@
 //   bf16  2 bytes: the top half of the float32 (8 exponent bits, 7 mantissa
 //         bits), rounded to nearest even; turned back into float32 to multiply
 //   int8  about 1.1 bytes: each block of 32 weights of a row as 32 int8 values
-//         and one float scale (exercise 08a; like llama.cpp's Q8_0)
+//         and one float scale (exercise 08a; like llama.cpp's Q8_0); a row
+//         whose width is not a multiple of 32 is padded with zero weights
 //
 // The weights are converted when the model is loaded, from the one shipped
 // fp32 checkpoint: there is no second checkpoint to keep in step.
@@ -52,8 +53,9 @@ class StoredMatrix {
   std::size_t rows_, cols_;
   const float* fp32_ = nullptr;      // kFp32: the checkpoint's own floats
   std::vector<std::uint16_t> bf16_;  // kBf16: (rows, cols)
-  std::vector<std::int8_t> quants_;  // kInt8: (rows, cols)
-  std::vector<float> scales_;        // kInt8: (rows, cols / 32)
+  std::size_t padded_cols_ = 0;      // kInt8: cols rounded up to whole blocks of 32
+  std::vector<std::int8_t> quants_;  // kInt8: (rows, padded_cols)
+  std::vector<float> scales_;        // kInt8: (rows, padded_cols / 32)
 };
 
 // Every matrix a decoding step reads, in one format; LayerNorms, biases and the

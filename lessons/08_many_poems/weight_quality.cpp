@@ -88,13 +88,21 @@ WeightQuality compare_with_fp32(const GPT& model, const StoredWeights& fp32,
 std::vector<std::vector<TokenId>> heldout_poems(const GPT& model, const std::string& corpus,
                                                 std::size_t count) {
   std::ifstream in(corpus);
-  if (!in) throw UserError("cannot read " + corpus + ": pass the poems, one a line");
+  if (!in) throw BadOption("--corpus " + corpus + " cannot be read: pass the poems, one a line");
   std::vector<std::vector<TokenId>> poems;
   std::size_t index = 0;
   for (std::string line; poems.size() < count && std::getline(in, line); ++index) {
     if (index % 20 != 0 || line.empty()) continue;
-    std::vector<TokenId> ids = model.tokenizer().encode("\n" + line + "\n");
-    if (ids.size() <= model.config().block_size + 1) poems.push_back(std::move(ids));
+    std::vector<TokenId> ids;
+    try {
+      ids = model.tokenizer().encode("\n" + line + "\n");
+    } catch (const UserError& e) {
+      throw BadOption("--corpus " + corpus + " line " + std::to_string(index + 1) + ": " +
+                      e.what() + "; pass the corpus the model was trained on");
+    }
+    // a poem longer than the context: its first window (its opening characters)
+    if (ids.size() > model.config().block_size + 1) ids.resize(model.config().block_size + 1);
+    poems.push_back(std::move(ids));
   }
   return poems;
 }
