@@ -25,7 +25,28 @@ int with_output_checked(const CLI::App& app, int status) {
 
 }  // namespace
 
+namespace {
+
+// Every whole-number flag is read in decimal digits, as --seed is: CLI11 alone
+// would take 0x10 as 16 and 0b11 as 3.
+void require_decimal_digits(CLI::App& app) {
+  const CLI::Validator decimal(
+      [](std::string& text) -> std::string {
+        const bool digits =
+            !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        return digits ? "" : "'" + text + "' is not a whole number in decimal digits";
+      },
+      "", "decimal digits");
+  for (CLI::Option* option : app.get_options()) {
+    const std::string type = option->get_type_name();
+    if (type.rfind("UINT", 0) == 0 || type.rfind("INT", 0) == 0) option->check(decimal);
+  }
+}
+
+}  // namespace
+
 int run_program(int argc, char** argv, CLI::App& app, const std::function<int()>& body) {
+  require_decimal_digits(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

@@ -704,6 +704,14 @@ const std::vector<BadFlags>& bad_verse_flags() {
       {"HeadsNotFourOrEight", {"--heads", "春花"}, {"--heads", "春花", "4 or 8"}, 2, true},
       {"HeadsRepeated", {"--heads", "春春花月"}, {"--heads", "'春'"}, 2, true},
       {"HeadsTwice", {"--heads", "春花秋月", "--heads", "江山风雨"}, {"--heads"}, 2, true},
+      // '' silently meant the default
+      {"RhymeEmpty", {"--rhyme", ""}, {"--rhyme is empty"}, 2, true},
+      // each fine alone; together they ran out of rhymes after 2.9 KB of output
+      {"RhymeGroupTooSmallForTheHeads",
+       {"--rhyme", "22", "--heads", "江窗双缸"},
+       {"--rhyme 22", "--heads 江窗双缸", "rhyme group 22"},
+       2,
+       true},
   };
   return cases;
 }
@@ -716,6 +724,8 @@ const std::vector<BadFlags>& bad_many_poems_flags() {
       {"BatchTooLarge", {"--batch", "65"}, {"--batch", "65"}, 2, true},
       {"LengthPastTheContext", {"--length", "200"}, {"--length", "200"}, 2, true},
       {"LengthShorterThanTheOpening", {"--length", "5"}, {"--length", "5"}, 2, true},
+      // taken as 16, while --seed 010 was refused: every whole number in decimal digits
+      {"BatchNotDecimal", {"--batch", "0x10"}, {"--batch", "'0x10'", "decimal"}, 2, false},
   };
   return cases;
 }

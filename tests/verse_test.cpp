@@ -92,6 +92,82 @@ TEST(VerseTables, ABrokenFileIsOneClearError) {
   EXPECT_THROW(VerseTables::load((dir / "missing.tsv").string(), bad.string()), UserError);
 }
 
+TEST(VerseTables, ARowOfTwoCharactersOrARepeatedOneNamesItsLine) {
+  // a duplicate or a multi-character row loaded silently (the last one won)
+  const auto dir = std::filesystem::temp_directory_path() / "tang_verse_tables_rows";
+  std::filesystem::create_directories(dir);
+  const std::string rhymes = std::string(TANG_DATA_DIR) + "/rhymes.tsv";
+  const std::pair<std::string, std::string> cases[] = {
+      {"character\tclass\n山\t平\n山\t仄\n", "line 3: '山' is listed again (first on line 2)"},
+      {"character\tclass\n山水\t平\n", "line 2: '山水' is 2 characters"},
+      {"character\tclass\n\t平\n", "line 2: '' is 0 characters"},
+  };
+  for (const auto& [text, needle] : cases) {
+    const auto path = dir / "tones.tsv";
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+    try {
+      VerseTables::load(path.string(), rhymes);
+      ADD_FAILURE() << "no error for " << text;
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  }
+  const auto path = dir / "rhymes.tsv";
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  std::fputs("group\tcharacter\tcount\n1\t东\t9\n1\t东\t9\n", f);
+  std::fclose(f);
+  try {
+    VerseTables::load(std::string(TANG_DATA_DIR) + "/tones.tsv", path.string());
+    ADD_FAILURE() << "a repeated rhyme row loaded";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("line 3: '东' is listed again"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(VerseConstraint, FlagsThatLeaveNoPoemAreFoundBeforeWriting) {
+  // --rhyme 22 --heads 江窗双缸 ran out of rhymes after 2.9 KB of output
+  NEED_SHIPPED_MODEL();
+  const VerseVocabulary vocab(model.tokenizer(), tables());
+  const VerseForm form = *form_named("七绝");
+  std::vector<TokenId> heads;
+  for (const std::string& h : utf8_split("江窗双缸")) heads.push_back(*model.tokenizer().find(h));
+  const int jiang = *tables().rhyme_group("江");
+  VerseConstraint fixed(vocab, form);
+  fixed.with_heads(heads)
+      .with_tones(default_pattern(form))
+      .without_repeats()
+      .with_rhyme_group(jiang);
+  EXPECT_NE(fixed.why_impossible().find("rhyme group " + std::to_string(jiang)), std::string::npos)
+      << fixed.why_impossible();
+  // With the group left open, the first rhyme may not pick one too small for the rest:
+  // at the end of line 1, no character of group 江 (too few besides the heads) is offered.
+  VerseConstraint open(vocab, form);
+  open.with_heads(heads).with_tones(default_pattern(form)).without_repeats();
+  EXPECT_EQ(open.why_impossible(), "");
+  std::vector<TokenId> written;
+  while (!open.slot(written.size()).rhyme) {  // line 1 up to its rhyme: the first allowed each
+    const LogitMask mask = open.allowed_next(written);
+    TokenId id = 0;
+    while (!mask.allows(id)) ++id;
+    written.push_back(id);
+  }
+  const LogitMask first_rhyme = open.allowed_next(written);
+  std::size_t offered = 0;
+  for (std::size_t id = 0; id < model.tokenizer().size(); ++id) {
+    if (!first_rhyme.allows(static_cast<TokenId>(id))) continue;
+    ++offered;
+    EXPECT_NE(vocab.rhyme_group[id], jiang)
+        << model.tokenizer().character(static_cast<TokenId>(id));
+  }
+  EXPECT_GT(offered, 100u) << "the other groups are still open";
+  Rng rng(7);
+  EXPECT_EQ(write_verse(model, open, BeamSettings{4, {0.8f, 20, 1.0f}}, rng).tokens.size(),
+            open.length());
+}
+
 TEST(CheckVerse, ChuSaiKeepsEveryRule) {
   const VerseCheck c =
       check_verse("秦时明月汉时关，万里长征人未还。但使龙城飞将在，不教胡马度阴山。", tables());

@@ -83,6 +83,53 @@ VerseConstraint& VerseConstraint::without_lines_of(const TrainingLines& lines) {
   return *this;
 }
 
+std::vector<std::size_t> VerseConstraint::rhyme_characters(const std::vector<bool>& used) const {
+  std::vector<std::size_t> count(static_cast<std::size_t>(vocab_.tables.group_count()) + 1, 0);
+  for (std::size_t id = 0; id < vocab_.tokenizer.size(); ++id) {
+    if (!used[id] && vocab_.tone[id] == Tone::kPing && vocab_.rhyme_group[id] > 0)
+      count[static_cast<std::size_t>(vocab_.rhyme_group[id])] += 1;
+  }
+  return count;
+}
+
+std::size_t VerseConstraint::rhyme_slots_from(std::size_t position) const {
+  std::size_t n = 0;
+  for (std::size_t i = position; i < slots_.size(); ++i) n += slots_[i].rhyme;
+  return n;
+}
+
+std::string VerseConstraint::why_impossible() const {
+  const std::size_t rhymes = rhyme_slots_from(0);
+  if (rhymes == 0) return "";
+  std::vector<bool> used(vocab_.tokenizer.size(), false);
+  std::string heads;
+  if (no_repeats_) {
+    for (const Slot& s : slots_) {
+      if (s.fixed && *s.fixed != vocab_.comma && *s.fixed != vocab_.full_stop &&
+          *s.fixed != vocab_.newline) {
+        used[static_cast<std::size_t>(*s.fixed)] = true;
+        heads += vocab_.tokenizer.character(*s.fixed);
+      }
+    }
+  }
+  const std::size_t needed = no_repeats_ ? rhymes : 1;
+  const std::vector<std::size_t> count = rhyme_characters(used);
+  const std::string besides = heads.empty() ? "" : " besides the heads " + heads;
+  if (rhyme_group_) {
+    const std::size_t have = count[static_cast<std::size_t>(*rhyme_group_)];
+    if (have >= needed) return "";
+    return "rhyme group " + std::to_string(*rhyme_group_) + " has " + std::to_string(have) +
+           (have == 1 ? " 平 character" : " 平 characters") + " this model knows" + besides +
+           ", and a " + form_.name + " with no " + "character twice needs " +
+           std::to_string(needed) + " for its rhyming lines";
+  }
+  for (std::size_t g = 1; g < count.size(); ++g) {
+    if (count[g] >= needed) return "";
+  }
+  return "no rhyme group has " + std::to_string(needed) + " 平 characters this model knows" +
+         besides + ", as a " + form_.name + " with no character twice needs";
+}
+
 std::optional<int> VerseConstraint::rhyme_group_after(std::span<const TokenId> written) const {
   if (rhyme_group_) return rhyme_group_;
   for (std::size_t i = 0; i < written.size() && i < slots_.size(); ++i) {
@@ -125,6 +172,11 @@ LogitMask VerseConstraint::allowed_next(std::span<const TokenId> written) const 
       }
     }
   }
+  // The first rhyme chooses the group: only one with rhymes enough for the
+  // rest of the poem (with no character twice, one per rhyming line left).
+  std::vector<std::size_t> rhymes_left;
+  if (slot.rhyme && !group && no_repeats_) rhymes_left = rhyme_characters(used);
+  const std::size_t rhymes_needed = rhyme_slots_from(written.size());
   std::vector<TokenId> allowed;
   for (std::size_t id = 0; id < vocab_.tokenizer.size(); ++id) {
     const auto t = static_cast<TokenId>(id);
@@ -138,6 +190,9 @@ LogitMask VerseConstraint::allowed_next(std::span<const TokenId> written) const 
     if (slot.rhyme) {  // 平 and in the group (every group member is 平 in data/tones.tsv)
       if (tone != Tone::kPing || vocab_.rhyme_group[id] == 0) continue;
       if (group && vocab_.rhyme_group[id] != *group) continue;
+      if (!rhymes_left.empty() &&
+          rhymes_left[static_cast<std::size_t>(vocab_.rhyme_group[id])] < rhymes_needed)
+        continue;
     }
     allowed.push_back(static_cast<TokenId>(id));
   }

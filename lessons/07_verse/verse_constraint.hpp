@@ -78,10 +78,22 @@ class VerseConstraint {
   // The rhyme group in force after `written` (nullopt: not chosen yet).
   std::optional<int> rhyme_group_after(std::span<const TokenId> written) const;
 
+  // Why no poem can be written under this constraint ("" when one can): with no
+  // character twice, a rhyme group needs as many 平 characters, besides the
+  // heads, as the poem has rhyming lines. Checked before a lesson prints. While
+  // the group is still open, the first rhyme is only drawn from groups that
+  // have enough, so a poem never runs out of rhymes halfway.
+  std::string why_impossible() const;
+
  private:
   const VerseVocabulary& vocab_;
   VerseForm form_;
   std::vector<Slot> slots_;
+  // Per rhyme group (index 0: none), how many 平 characters a rhyme slot could
+  // still take when `used` ones are banned.
+  std::vector<std::size_t> rhyme_characters(const std::vector<bool>& used) const;
+  std::size_t rhyme_slots_from(std::size_t position) const;
+
   std::optional<int> rhyme_group_;
   bool no_repeats_ = false;
   const TrainingLines* banned_lines_ = nullptr;

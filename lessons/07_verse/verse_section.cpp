@@ -52,6 +52,28 @@ void write_and_show(LessonContext& c, const VerseVocabulary& vocab, const std::s
   c.out << "\n";
 }
 
+// Section 7's two constraints, as run_lesson's prepare step checks them and the
+// section writes them (then also without lines copied from training poems).
+VerseConstraint verse_constraint(const VerseVocabulary& vocab, const VerseOptions& o) {
+  VerseConstraint verse(vocab, o.form);
+  verse.with_tones(default_pattern(o.form)).without_repeats();
+  if (o.rhyme_group) verse.with_rhyme_group(*o.rhyme_group);
+  return verse;
+}
+
+// The acrostic on `heads`: in the chosen form when it has as many lines, else a 七言 one.
+VerseConstraint acrostic_constraint(const VerseVocabulary& vocab, const VerseOptions& o,
+                                    const std::string& heads) {
+  std::vector<TokenId> head_ids;
+  for (const std::string& h : utf8_split(heads)) head_ids.push_back(*vocab.tokenizer.find(h));
+  const VerseForm form =
+      *form_of_shape(head_ids.size(), o.form.lines == head_ids.size() ? o.form.chars : 7);
+  VerseConstraint acrostic(vocab, form);
+  acrostic.with_heads(head_ids).with_tones(default_pattern(form)).without_repeats();
+  if (o.rhyme_group) acrostic.with_rhyme_group(*o.rhyme_group);
+  return acrostic;
+}
+
 void show_verse(LessonContext& c, const VerseOptions& o) {
   const VerseTables& tables = *o.tables;
   const Tokenizer& tokenizer = c.model.tokenizer();
@@ -78,9 +100,8 @@ void show_verse(LessonContext& c, const VerseOptions& o) {
 
   const TrainingLines training = TrainingLines::from_corpus(c.options.corpus);
   VerseConstraint form_only(vocab, o.form);
-  VerseConstraint verse(vocab, o.form);
-  verse.with_tones(pattern).without_repeats().without_lines_of(training);
-  if (o.rhyme_group) verse.with_rhyme_group(*o.rhyme_group);
+  VerseConstraint verse = verse_constraint(vocab, o);
+  verse.without_lines_of(training);
   write_and_show(c, vocab, "form only (lesson 05's masks), beam 1", form_only, 1, c.options.seed);
   c.out << "  The verse constraint: these tones, one rhyme group, no character twice, no line of a "
            "training poem copied whole.\n";
@@ -89,17 +110,11 @@ void show_verse(LessonContext& c, const VerseOptions& o) {
 
   // The acrostic of section 5, now also in tone and rhyme.
   const std::string heads = c.options.heads.empty() ? kDefaultHeads : c.options.heads.front();
-  std::vector<TokenId> head_ids;
-  for (const std::string& h : utf8_split(heads)) head_ids.push_back(*tokenizer.find(h));
-  const VerseForm acrostic_form =
-      *form_of_shape(head_ids.size(), o.form.lines == head_ids.size() ? o.form.chars : 7);
-  VerseConstraint acrostic(vocab, acrostic_form);
-  acrostic.with_heads(head_ids).with_tones(default_pattern(acrostic_form)).without_repeats();
+  VerseConstraint acrostic = acrostic_constraint(vocab, o, heads);
   acrostic.without_lines_of(training);
-  if (o.rhyme_group) acrostic.with_rhyme_group(*o.rhyme_group);
   write_and_show(
       c, vocab,
-      "acrostic " + acrostic_form.name + " on " + heads + ", beam " + std::to_string(o.beam),
+      "acrostic " + acrostic.form().name + " on " + heads + ", beam " + std::to_string(o.beam),
       acrostic, o.beam, c.options.seed);
 }
 
@@ -111,9 +126,10 @@ void declare_verse_flags(CLI::App& app, VerseOptions& o) {
       "characters, e.g. 春花秋月");
   app.add_option("--form", o.form_name, "section 7's form: 五绝, 七绝, 五律 or 七律")
       ->capture_default_str();
-  app.add_option("--rhyme", o.rhyme,
-                 "section 7's rhyme group: its number (1 .. the groups of data/rhymes.tsv) or "
-                 "one of its characters, e.g. 山 (default: the first rhyme written decides)");
+  o.rhyme_flag =
+      app.add_option("--rhyme", o.rhyme,
+                     "section 7's rhyme group: its number (1 .. the groups of data/rhymes.tsv) or "
+                     "one of its characters, e.g. 山 (default: the first rhyme written decides)");
   app.add_option("--beam", o.beam, "section 7's beam width, in [1, 64]")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{64}));
@@ -124,6 +140,12 @@ void prepare_verse(VerseOptions& o, const GPT& model, const LessonOptions& lesso
   if (!form) throw BadOption("--form " + o.form_name + ": choose 五绝, 七绝, 五律 or 七律");
   o.form = *form;
   o.tables = std::make_shared<const VerseTables>(VerseTables::load_shipped());
+  if (o.rhyme_flag->count() > 0 && o.rhyme.empty()) {
+    throw BadOption("--rhyme is empty: give a rhyme group's number (1 .. " +
+                    std::to_string(o.tables->group_count()) +
+                    ") or one of its characters, e.g. 山; leave --rhyme out to let the first "
+                    "rhyme decide");
+  }
   if (!o.rhyme.empty()) {
     const bool digits = o.rhyme.find_first_not_of("0123456789") == std::string::npos;
     const int groups = o.tables->group_count();
@@ -160,6 +182,18 @@ void prepare_verse(VerseOptions& o, const GPT& model, const LessonOptions& lesso
                         "': regular verse here uses no character twice; give different heads");
       }
     }
+  }
+  // Flags that are each fine but together leave no poem possible, found now, not halfway.
+  const std::string heads = lesson.heads.empty() ? kDefaultHeads : lesson.heads.front();
+  const std::string flags = (o.rhyme.empty() ? "" : "--rhyme " + o.rhyme + " ") +
+                            (lesson.heads.empty() ? "the default heads" : "--heads " + heads);
+  if (const std::string why = verse_constraint(vocab, o).why_impossible(); !why.empty()) {
+    throw BadOption("--form " + o.form.name + (o.rhyme.empty() ? "" : " --rhyme " + o.rhyme) +
+                    ": " + why + "; choose another rhyme group");
+  }
+  if (const std::string why = acrostic_constraint(vocab, o, heads).why_impossible(); !why.empty()) {
+    throw BadOption(flags + ": section 7's acrostic cannot be written: " + why +
+                    "; choose another --rhyme or other heads");
   }
 }
 

@@ -13,9 +13,10 @@ namespace tang {
 
 // Lesson 07's own flags, filled in by verse_flags() before the lesson prints.
 struct VerseOptions {
-  std::string form_name = "七绝";  // --form
-  std::string rhyme;               // --rhyme: a group number or one of its characters
-  std::size_t beam = 4;            // --beam
+  std::string form_name = "七绝";     // --form
+  std::string rhyme;                  // --rhyme: a group number or one of its characters
+  CLI::Option* rhyme_flag = nullptr;  // to tell --rhyme '' from no --rhyme
+  std::size_t beam = 4;               // --beam
   // Resolved by the check:
   VerseForm form;
   std::optional<int> rhyme_group;
