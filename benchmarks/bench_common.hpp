@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <iostream>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -352,6 +353,11 @@ inline int bench_main(int argc, char** argv, int default_threads, void (*registe
   register_lesson();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  std::cout.flush();  // the results must have reached stdout (closed, or a full disk: an error)
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout) {
+    std::fprintf(stderr, "error: could not write the results to stdout (closed, or the disk is full)\n");
+    return 1;
+  }
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <exception>
 #include <fstream>
+#include <unistd.h>
 #include <iostream>
 #include <opencc/Exception.hpp>
 #include <utility>
@@ -143,6 +144,28 @@ nlohmann::json read_json_array(const fs::path& file) {
   }
   if (!doc.is_array()) throw DataError("bad JSON in " + file.string() + ": expected an array");
   return doc;
+}
+
+void write_file_whole(const fs::path& path, const std::string& bytes) {
+  const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw DataError("cannot write " + tmp.string() + " (is the folder writable?)");
+    out << bytes;
+    out.close();
+    if (!out) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw DataError("error while writing " + path.string() +
+                      " (is the disk full?); the previous file, if any, is unchanged");
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw DataError("cannot replace " + path.string() + " (" + ec.message() + ")");
+  }
 }
 
 }  // namespace poetry

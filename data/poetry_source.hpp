@@ -57,4 +57,9 @@ std::vector<fs::path> list_tang_files(const fs::path& dir, std::string_view hint
 // One JSON file whose top level is an array.
 nlohmann::json read_json_array(const fs::path& file);
 
+// Writes `bytes` to `path` through a temporary file next to it and a rename, so
+// that a full disk or a signal leaves the old file or the new one, never half of
+// one. Throws DataError naming the path.
+void write_file_whole(const fs::path& path, const std::string& bytes);
+
 }  // namespace poetry

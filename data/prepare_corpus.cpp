@@ -183,11 +183,7 @@ int run(const Options& opt) {
     }
   }
 
-  std::ofstream out(opt.out, std::ios::binary | std::ios::trunc);
-  if (!out) throw DataError("cannot write " + opt.out.string());
-  out << output;
-  out.close();
-  if (!out) throw DataError("error while writing " + opt.out.string());
+  write_file_whole(opt.out, output);
   print_summary(summary, opt.out);
   return 0;
 }

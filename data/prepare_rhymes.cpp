@@ -14,8 +14,16 @@
 //   4. Keep a link when its weight is at least --min-links (default 3) AND at least
 //      --min-share (default 0.05, that is 5%) of the links of the character with fewer
 //      links: one-off pairs and the pull of a common character on a rare one drop out.
-//   5. The groups are the connected components of the kept links (a character without a
-//      kept link belongs to no group), numbered from 1 by size, the largest first.
+//   5. The groups are communities of the kept links, found by greedy modularity (Clauset,
+//      Newman and Moore): each character starts as a group of its own; while some join of
+//      two linked groups A and B raises the modularity Q, the one that raises it most is
+//      made. Joining them changes Q by  w(A,B)/m - vol(A) vol(B) / (2 m^2)  (w(A,B): the
+//      weight of the kept links between them; vol: the summed weights of a group's kept
+//      links; m: the weight of all kept links). So two rhymes that a few poets mixed
+//      (支 and 微: about 6% of 支's links go to 微) stay apart, while a link that joins
+//      one rhyme's characters to each other joins them. Connected components of the kept
+//      links are the upper bound: a group never spans two. A character without a kept link
+//      belongs to no group. Groups are numbered from 1 by size, the largest first.
 //
 // Output: a header line, then `group<TAB>character<TAB>count`, groups in order, each
 // group's characters by count (then by code point).
@@ -149,19 +157,55 @@ std::set<char32_t> read_level_characters(const fs::path& path) {
 }
 
 // ---------------------------------------------------------------------------
-// Union-find over the rhyme characters.
-struct Components {
-  std::map<char32_t, char32_t> parent;
-  char32_t find(char32_t c) {
-    while (parent.at(c) != c) c = parent[c] = parent.at(parent.at(c));
-    return c;
+// Greedy modularity over the kept links (rule 5). A group is named by its
+// smallest code point; returns character -> that name.
+std::map<char32_t, char32_t> modularity_groups(
+    const std::vector<std::pair<std::pair<char32_t, char32_t>, std::size_t>>& kept) {
+  std::map<char32_t, char32_t> group_of;                    // character -> its group's name
+  std::map<char32_t, std::set<char32_t>> members;           // group -> its characters
+  std::map<char32_t, double> vol;                           // group -> summed link weights
+  std::map<char32_t, std::map<char32_t, double>> between;   // group -> group -> weight
+  double m = 0.0;
+  for (const auto& [pair, weight] : kept) {
+    const auto [a, b] = pair;
+    for (char32_t c : {a, b}) {
+      group_of.emplace(c, c);
+      members[c].insert(c);
+    }
+    const auto w = static_cast<double>(weight);
+    vol[a] += w;
+    vol[b] += w;
+    between[a][b] += w;
+    between[b][a] += w;
+    m += w;
   }
-  void join(char32_t a, char32_t b) {
-    a = find(a);
-    b = find(b);
-    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+  for (;;) {
+    double best = 0.0;  // only joins that raise Q
+    char32_t best_a = 0, best_b = 0;
+    for (const auto& [a, links] : between) {
+      for (const auto& [b, w] : links) {
+        if (b <= a) continue;  // each pair once; ties go to the smaller names (map order)
+        const double gain = w / m - vol[a] * vol[b] / (2.0 * m * m);
+        if (gain > best) best = gain, best_a = a, best_b = b;
+      }
+    }
+    if (best <= 0.0) break;
+    // join best_b into best_a (best_a < best_b: the name stays the smallest code point)
+    for (char32_t c : members[best_b]) group_of[c] = best_a;
+    members[best_a].insert(members[best_b].begin(), members[best_b].end());
+    members.erase(best_b);
+    vol[best_a] += vol[best_b];
+    vol.erase(best_b);
+    for (const auto& [c, w] : between[best_b]) {
+      between[c].erase(best_b);
+      if (c == best_a) continue;
+      between[best_a][c] += w;
+      between[c][best_a] += w;
+    }
+    between.erase(best_b);
   }
-};
+  return group_of;
+}
 
 struct Group {
   std::vector<std::pair<char32_t, std::size_t>> members;  // (character, count), by count
@@ -212,22 +256,21 @@ int run(const Options& opt) {
     links_of[pair.second] += weight;
     link_weight += weight;
   }
-  Components components;
-  std::size_t kept = 0;
+  std::vector<std::pair<std::pair<char32_t, char32_t>, std::size_t>> kept_links;
   for (const auto& [pair, weight] : links) {
     const auto smaller = std::min(links_of[pair.first], links_of[pair.second]);
     if (weight < static_cast<std::size_t>(opt.min_links) ||
         static_cast<double>(weight) < opt.min_share * static_cast<double>(smaller)) {
       continue;
     }
-    ++kept;
-    for (char32_t c : {pair.first, pair.second}) components.parent.emplace(c, c);
-    components.join(pair.first, pair.second);
+    kept_links.emplace_back(pair, weight);
   }
+  const std::size_t kept = kept_links.size();
+  const std::map<char32_t, char32_t> group_of = modularity_groups(kept_links);
 
   std::map<char32_t, Group> by_root;
-  for (const auto& [c, root] : components.parent) {
-    Group& g = by_root[components.find(c)];
+  for (const auto& [c, root] : group_of) {
+    Group& g = by_root[root];
     g.members.emplace_back(c, count.at(c));
     g.total += count.at(c);
   }
@@ -251,11 +294,7 @@ int run(const Options& opt) {
       tsv << g + 1 << '\t' << encode_utf8(c) << '\t' << n << '\n';
     }
   }
-  std::ofstream out(opt.out, std::ios::binary | std::ios::trunc);
-  if (!out) throw DataError("cannot write " + opt.out.string());
-  out << tsv.str();
-  out.close();
-  if (!out) throw DataError("error while writing " + opt.out.string());
+  write_file_whole(opt.out, tsv.str());
 
   std::size_t grouped_count = 0;
   for (const auto& g : groups) grouped_count += g.total;
@@ -268,7 +307,7 @@ int run(const Options& opt) {
             << "links:                " << links.size() << " pairs, weight " << link_weight << "\n"
             << "links kept:           " << kept << " (weight >= " << opt.min_links
             << " and >= " << opt.min_share << " of the smaller character's links)\n"
-            << "characters in groups: " << components.parent.size() << " (" << grouped_count
+            << "characters in groups: " << group_of.size() << " (" << grouped_count
             << " of the " << level_positions << " 平 endings)\n"
             << "groups:               " << groups.size() << "\n"
             << "sizes:               ";

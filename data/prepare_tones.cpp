@@ -408,11 +408,7 @@ int run(const Options& opt) {
     tsv << encode_utf8(c) << '\t' << tone_name(e.tone) << '\t' << e.source << '\t' << e.ping << '\t'
         << e.ze << '\n';
   }
-  std::ofstream out(opt.out, std::ios::binary | std::ios::trunc);
-  if (!out) throw DataError("cannot write " + opt.out.string());
-  out << tsv.str();
-  out.close();
-  if (!out) throw DataError("error while writing " + opt.out.string());
+  write_file_whole(opt.out, tsv.str());
 
   // --- what we print ---
   std::size_t corpus_tokens = 0;

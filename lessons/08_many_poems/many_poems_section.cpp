@@ -115,10 +115,21 @@ void weight_formats(LessonContext& c, const StoredWeights& fp32, const SamplingS
     const double us = seconds_since(start) * 1e6 / static_cast<double>(r.characters);
     if (f == WeightFormat::kFp32) fp32_time = us;
     char row[160];
-    std::snprintf(row, sizeof row, "    %-6s  %10s   %13.4f   %12.5f   %9.2f%%   %11.1f   %6.2f\n",
-                  format_name(f).c_str(), megabytes(w.bytes()).c_str(), q.loss, q.kl,
-                  100.0 * q.top1, us, fp32_time / us);
+    if (poems.empty()) {  // a context too short for any held-out poem: no quality to show
+      std::snprintf(row, sizeof row, "    %-6s  %10s   %13s   %12s   %10s   %11.1f   %6.2f\n",
+                    format_name(f).c_str(), megabytes(w.bytes()).c_str(), "-", "-", "-", us,
+                    fp32_time / us);
+    } else {
+      std::snprintf(row, sizeof row,
+                    "    %-6s  %10s   %13.4f   %12.5f   %9.2f%%   %11.1f   %6.2f\n",
+                    format_name(f).c_str(), megabytes(w.bytes()).c_str(), q.loss, q.kl,
+                    100.0 * q.top1, us, fp32_time / us);
+    }
     c.out << row;
+  }
+  if (poems.empty()) {
+    c.out << "    (no held-out poem fits this model's context of " << c.model.config().block_size
+          << ": the quality columns are left empty)\n";
   }
 }
 

@@ -34,7 +34,12 @@ int main(int argc, char** argv) {
     check_poem_file(corpus);
     const GPT model = load_checkpoint(checkpoint);
     const auto held_out = heldout_poems(model, corpus, poems);
-    if (held_out.empty()) throw BadOption("--corpus " + corpus + " has no held-out poems");
+    if (held_out.empty()) {
+      throw BadOption("--corpus " + corpus + ": none of its held-out poems (every 20th) fits " +
+                      "this model's context of " + std::to_string(model.config().block_size) +
+                      " with its newlines: measure a model with a longer context, or pass a "
+                      "corpus of shorter poems");
+    }
     const StoredWeights fp32(model, WeightFormat::kFp32);
     if (markdown) {
       std::cout << "| weights | bytes a step reads | held-out loss | minus fp32's | KL from fp32 "

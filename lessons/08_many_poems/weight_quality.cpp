@@ -100,9 +100,7 @@ std::vector<std::vector<TokenId>> heldout_poems(const GPT& model, const std::str
       throw BadOption("--corpus " + corpus + " line " + std::to_string(index + 1) + ": " +
                       e.what() + "; pass the corpus the model was trained on");
     }
-    // a poem longer than the context: its first window (its opening characters)
-    if (ids.size() > model.config().block_size + 1) ids.resize(model.config().block_size + 1);
-    poems.push_back(std::move(ids));
+    if (ids.size() <= model.config().block_size + 1) poems.push_back(std::move(ids));
   }
   return poems;
 }

@@ -35,9 +35,10 @@ WeightQuality compare_with_fp32(const GPT& model, const StoredWeights& fp32,
                                 const std::vector<std::vector<TokenId>>& poems, std::size_t batch);
 
 // The first `count` held-out poems of `corpus` (index % 20 == 0, as the
-// trainer splits), as "\n" poem "\n" token ids; a poem longer than the context
-// keeps its first block_size + 1. Throws BadOption naming --corpus and the line
-// when the corpus cannot be read or has a character the model does not know.
+// trainer splits), as "\n" poem "\n" token ids; poems longer than the context
+// are left out (none fits a context under 25). Throws BadOption naming --corpus
+// and the line when the corpus cannot be read or has a character the model does
+// not know.
 std::vector<std::vector<TokenId>> heldout_poems(const GPT& model, const std::string& corpus,
                                                 std::size_t count);
 
