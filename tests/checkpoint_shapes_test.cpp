@@ -12,7 +12,6 @@
 // the context"), a width of 80 stopped lesson 08 and measure_weights after 32 s
 // ("int8 stores rows in blocks of 32 weights").
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -22,6 +21,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "run_command.hpp"
 
 namespace fs = std::filesystem;
 
@@ -35,23 +36,8 @@ struct Shape {
   }
 };
 
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string quote(const std::string& arg) {
-  std::string q = "'";
-  for (char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream b;
-  b << in.rdbuf();
-  return b.str();
-}
+using tang_tests::Outcome;
+using tang_tests::shell_quote;
 
 const fs::path& scratch() {
   static const fs::path dir = [] {
@@ -63,14 +49,11 @@ const fs::path& scratch() {
 }
 
 Outcome run(const std::string& command) {
-  const fs::path out = scratch() / "out.txt", err = scratch() / "err.txt";
-  const int status =
-      std::system((command + " >" + quote(out) + " 2>" + quote(err) + " </dev/null").c_str());
-  Outcome r;
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = read(out);
-  r.err = read(err);
-  return r;
+  return tang_tests::run_command(command, scratch());
+}
+
+std::string quote(const fs::path& path) {
+  return shell_quote(path.string());
 }
 
 // The shapes: the corners, then random ones (a fixed seed, so a failure reruns).

@@ -24,6 +24,7 @@
 #include "lesson.hpp"
 #include "options.hpp"
 #include "parameters.hpp"
+#include "run_command.hpp"
 
 namespace fs = std::filesystem;
 
@@ -32,15 +33,11 @@ namespace {
 const std::string kModel = std::string(TANG_DATA_DIR) + "/tang_gpt.safetensors";
 const std::string kShippedLog = std::string(TANG_DATA_DIR) + "/tang_gpt_training.csv";
 
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
+using tang_tests::command_line;
+using tang_tests::Outcome;
 
 std::string quote(const std::string& arg) {
-  std::string q = "'";
-  for (char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
+  return tang_tests::shell_quote(arg);
 }
 
 class Scratch {
@@ -53,6 +50,7 @@ class Scratch {
     fs::remove_all(path_, ec);
   }
   fs::path operator/(const std::string& name) const { return path_ / name; }
+  const fs::path& path() const { return path_; }
 
  private:
   fs::path path_;
@@ -64,31 +62,12 @@ Scratch& scratch() {
 }
 
 std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream b;
-  b << in.rdbuf();
-  return b.str();
+  return tang_tests::read_file(p);
 }
 
 // Runs a shell command line; stdout and stderr captured separately.
 Outcome sh(const std::string& command) {
-  const fs::path out = scratch() / "out.txt", err = scratch() / "err.txt";
-  const int status =
-      std::system((command + " >" + quote(out) + " 2>" + quote(err) + " </dev/null").c_str());
-  Outcome r;
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = read(out);
-  r.err = read(err);
-  return r;
-}
-
-std::string command_line(const std::string& exe, const std::vector<std::string>& args) {
-  std::string command = quote(exe);
-  for (const std::string& a : args) {
-    command += ' ';
-    command += quote(a);
-  }
-  return command;
+  return tang_tests::run_command(command, scratch().path());
 }
 
 Outcome run(const std::string& exe, const std::vector<std::string>& args) {

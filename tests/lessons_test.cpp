@@ -32,6 +32,8 @@
 #include <tuple>
 #include <vector>
 
+#include "run_command.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -61,24 +63,9 @@ constexpr bool kSanitized = true;
 constexpr bool kSanitized = false;
 #endif
 
-struct Outcome {
-  int status = -1;  // exit status; 128 + signal when killed by one
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
-
-std::string shell_quote(const std::string& arg) {
-  std::string quoted = "'";
-  for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+using tang_tests::Outcome;
+using tang_tests::read_file;
+using tang_tests::shell_quote;
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "03_topk_topp/poem_measures.hpp"
+#include "run_command.hpp"
 
 namespace fs = std::filesystem;
 
@@ -109,16 +110,8 @@ TEST(PoemMeasures, TallyAddsPoemByPoem) {
 
 const std::string kModel = std::string(TANG_DATA_DIR) + "/tang_gpt.safetensors";
 
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string shell_quote(const std::string& arg) {
-  std::string quoted = "'";
-  for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
+using tang_tests::Outcome;
+using tang_tests::shell_quote;
 
 // Runs measure_settings with `args`, stdout through a pipe, stderr into a file.
 Outcome run(const std::vector<std::string>& args) {
