@@ -55,6 +55,7 @@ void on_stop_signal(int signal) {
     g_second_signal = 1;
     if (g_saving != 0) return;  // the save ends first, then we stop
     say(kStoppedAtOnce, sizeof kStoppedAtOnce - 1);
+    tang::RunOutputs::remove_lock_files_now();
     ::_exit(128 + signal);
   }
   constexpr char kSoon[] =
@@ -184,6 +185,7 @@ int train(const Options& o) {
     g_saving = 0;
     if (g_second_signal != 0) {
       say(kStoppedAtOnce, sizeof kStoppedAtOnce - 1);
+      tang::RunOutputs::remove_lock_files_now();
       ::_exit(128 + g_stop_signal);
     }
   };

@@ -68,7 +68,18 @@ void check_output_path(const std::string& flag, const std::string& path) {
   }
 }
 
+// The lock files held, for remove_lock_files_now(): plain pointers into
+// RunOutputs::locks_, which outlives every use (only unlink(2) reads them).
+const char* g_lock_files[3] = {nullptr, nullptr, nullptr};
+
 }  // namespace
+
+void RunOutputs::remove_lock_files_now() noexcept {
+  for (const char*& path : g_lock_files) {
+    if (path != nullptr) ::unlink(path);
+    path = nullptr;
+  }
+}
 
 RunOutputs::RunOutputs(const RunPaths& p, const OutputRules& rules) : paths_(p), rules_(rules) {
   const std::vector<std::pair<std::string, std::string>> outputs = {
@@ -148,6 +159,8 @@ RunOutputs::RunOutputs(const RunPaths& p, const OutputRules& rules) : paths_(p),
     release();
     throw;
   }
+  for (std::size_t i = 0; i < locks_.size() && i < 3; ++i)
+    g_lock_files[i] = locks_[i].second.c_str();
 }
 
 void RunOutputs::refuse_replacing(const std::vector<std::string>& written_by_run) const {
@@ -165,6 +178,7 @@ void RunOutputs::refuse_replacing(const std::vector<std::string>& written_by_run
 }
 
 void RunOutputs::release() noexcept {
+  for (const char*& path : g_lock_files) path = nullptr;
   for (const auto& [fd, lock_path] : locks_) {
     ::unlink(lock_path.c_str());  // while still held: no one else holds this file
     ::close(fd);

@@ -55,6 +55,10 @@ class RunOutputs {
   RunOutputs(const RunOutputs&) = delete;
   RunOutputs& operator=(const RunOutputs&) = delete;
 
+  // Removes the lock files now; safe in a signal handler (a run that stops at
+  // once, on a second signal, calls it before _exit).
+  static void remove_lock_files_now() noexcept;
+
   // Refuses an existing --out or --log that `written_by_run` (the outputs the
   // resumed state recorded, canonical) does not list, unless --overwrite.
   void refuse_replacing(const std::vector<std::string>& written_by_run) const;
