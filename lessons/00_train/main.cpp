@@ -49,14 +49,18 @@ volatile std::sig_atomic_t g_saving = 0, g_second_signal = 0;
 void say(const char* text, std::size_t length) {  // write(2): safe in a signal handler
   [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, text, length);
 }
-constexpr char kStoppedAtOnce[] = "second signal: stopped at once; the state saved last is kept\n";
+[[noreturn]] void stop_at_once(int signal) {  // safe in a signal handler too
+  constexpr char kStoppedAtOnce[] =
+      "second signal: stopped at once; the state saved last is kept\n";
+  say(kStoppedAtOnce, sizeof kStoppedAtOnce - 1);
+  tang::RunOutputs::remove_lock_files_now();
+  ::_exit(128 + signal);
+}
 void on_stop_signal(int signal) {
   if (g_stop_signal != 0) {  // the second one
     g_second_signal = 1;
-    if (g_saving != 0) return;  // the save ends first, then we stop
-    say(kStoppedAtOnce, sizeof kStoppedAtOnce - 1);
-    tang::RunOutputs::remove_lock_files_now();
-    ::_exit(128 + signal);
+    if (g_saving == 0) stop_at_once(signal);
+    return;  // the save ends first, then we stop
   }
   constexpr char kSoon[] =
       "\nstopping: finishing this step, then saving the training state (a second signal "
@@ -135,10 +139,16 @@ int train(const Options& o) {
                           ": continue it with --resume, or start afresh with another --state "
                           "(or remove that file)");
   }
-  std::vector<std::string> ours =
-      resuming ? tang::outputs_recorded_in(o.state) : std::vector<std::string>{};
-  if (resuming && ours.empty()) ours = {tang::canonical_path(o.out), tang::canonical_path(o.log)};
-  outputs.refuse_replacing(ours);  // (a state from before outputs were recorded: they are its own)
+  // The model and log this run writes (its state records them). Of the files
+  // that exist, a resumed run may replace those its state records; a fresh one none.
+  const std::vector<std::string> this_run = {tang::canonical_path(o.out),
+                                             tang::canonical_path(o.log)};
+  std::vector<std::string> ours;
+  if (resuming) {
+    ours = tang::outputs_recorded_in(o.state);
+    if (ours.empty()) ours = this_run;  // a state from before outputs were recorded: its own
+  }
+  outputs.refuse_replacing(ours);
 
   tang::TrainableGPT model(config, o.batch, o.dropout);
   tang::AdamW optimizer(config, {0.9f, 0.95f, 1e-8f, o.weight_decay});
@@ -151,7 +161,7 @@ int train(const Options& o) {
   } else {
     model.init_random(rng);
   }
-  progress.outputs = {tang::canonical_path(o.out), tang::canonical_path(o.log)};
+  progress.outputs = this_run;
 
   std::printf("writing      %s (model), %s (state), %s (log)\n", o.out.c_str(), o.state.c_str(),
               o.log.c_str());
@@ -183,11 +193,7 @@ int train(const Options& o) {
       tang::save_checkpoint(o.out, exported, {{"training", note}});
     }
     g_saving = 0;
-    if (g_second_signal != 0) {
-      say(kStoppedAtOnce, sizeof kStoppedAtOnce - 1);
-      tang::RunOutputs::remove_lock_files_now();
-      ::_exit(128 + g_stop_signal);
-    }
+    if (g_second_signal != 0) stop_at_once(g_stop_signal);
   };
   // The held-out loss of the weights as they are now; nothing when a signal
   // arrives meanwhile (the step's row then waits in the state, see below).
@@ -251,7 +257,8 @@ int train(const Options& o) {
     window_steps += 1;
 
     const bool print = progress.step % o.print_every == 0;
-    if (print || progress.step % o.eval_every == 0 || progress.step == o.steps) {
+    const bool evaluate_now = progress.step % o.eval_every == 0 || progress.step == o.steps;
+    if (print || evaluate_now) {
       const double seconds = std::chrono::duration<double>(clock::now() - window_start).count();
       tokens_per_s = static_cast<double>(window_steps * o.batch * o.block) / seconds;
       window_start = clock::now();
@@ -261,7 +268,7 @@ int train(const Options& o) {
     row << progress.step << ',' << lr << ',' << loss << ",," << norm << ',' << tokens_per_s << ','
         << progress.elapsed_seconds;
     std::optional<double> heldout;
-    if (progress.step % o.eval_every == 0 || progress.step == o.steps) {
+    if (evaluate_now) {
       heldout = evaluate();
       if (!heldout) {  // a signal: the resumed run evaluates this step first
         progress.pending_row = row.str();

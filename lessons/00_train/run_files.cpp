@@ -35,11 +35,6 @@ std::string canonical_path(const std::string& path) {
 
 namespace {
 
-bool inside(const std::string& path, const std::string& folder) {
-  const std::string f = canonical_path(folder) + "/";
-  return canonical_path(path).rfind(f, 0) == 0;
-}
-
 // The folder a path's file goes in ("." for a bare name).
 fs::path folder_of(const std::string& path) {
   const fs::path parent = fs::path(path).parent_path();
@@ -49,7 +44,6 @@ fs::path folder_of(const std::string& path) {
 // Checks what can be checked without touching the disk: a file path, not a
 // directory or device, in a folder that exists or could be made.
 void check_output_path(const std::string& flag, const std::string& path) {
-  if (path.empty()) throw UserError(flag + " is empty: give a file path");
   std::error_code ec;
   const fs::file_status status = fs::symlink_status(path, ec);
   if (fs::exists(status) && !fs::is_regular_file(status)) {
@@ -84,29 +78,33 @@ void RunOutputs::remove_lock_files_now() noexcept {
 RunOutputs::RunOutputs(const RunPaths& p, const OutputRules& rules) : paths_(p), rules_(rules) {
   const std::vector<std::pair<std::string, std::string>> outputs = {
       {"--out", p.out}, {"--state", p.state}, {"--log", p.log}};
+  const std::string model = canonical_path(shipped_model_path());
+  const std::string log = canonical_path(shipped_log_path());
+  const std::string data_folder = canonical_path(TANG_DATA_DIR) + "/";
+  const std::string corpus = canonical_path(rules.data);
+  std::vector<std::string> canonical;  // of out, state, log
   for (const auto& [flag, path] : outputs) {
     if (path.empty()) throw UserError(flag + " is empty: give a file path");
-    const bool shipped = canonical_path(path) == canonical_path(shipped_model_path()) ||
-                         canonical_path(path) == canonical_path(shipped_log_path());
+    const std::string& c = canonical.emplace_back(canonical_path(path));
+    const bool shipped = c == model || c == log;
     if (shipped && !(rules.overwrite_shipped && flag != "--state")) {
       throw UserError(flag + " " + path +
                       " is a file the course ships; write your run elsewhere (the default is "
                       "runs/train/), or pass --overwrite-shipped if you mean to replace it");
     }
-    if (!shipped && inside(path, TANG_DATA_DIR)) {
+    if (!shipped && c.rfind(data_folder, 0) == 0) {
       throw UserError(flag + " " + path + " is in the course's data folder " +
                       std::string(TANG_DATA_DIR) +
                       ", whose files the lessons read: write your run elsewhere (the default "
                       "is runs/train/)");
     }
-    if (canonical_path(path) == canonical_path(rules.data)) {
+    if (c == corpus) {
       throw UserError(flag + " " + path +
                       " is the corpus this run reads (--data): write the run's files elsewhere");
     }
   }
-  if (canonical_path(p.out) == canonical_path(p.state) ||
-      canonical_path(p.out) == canonical_path(p.log) ||
-      canonical_path(p.state) == canonical_path(p.log)) {
+  if (canonical[0] == canonical[1] || canonical[0] == canonical[2] ||
+      canonical[1] == canonical[2]) {
     throw UserError("--out, --state and --log must be three different files");
   }
   for (const auto& [flag, path] : outputs) check_output_path(flag, path);

@@ -79,6 +79,16 @@ int pass_rates(const std::string& corpus, bool markdown, const VerseTables& tabl
   return 0;
 }
 
+// One or two whole lines of 5 or 7 characters: a poem's lines on rows of their own?
+bool looks_like_one_line_a_row(const VerseCheck& c) {
+  if (c.form || c.lines.empty() || c.lines.size() > 2) return false;
+  const std::size_t chars = c.lines[0].characters.size();
+  for (const LineCheck& line : c.lines) {
+    if (line.characters.size() != chars) return false;
+  }
+  return chars == 5 || chars == 7;
+}
+
 // `check_verse -`: one poem a row of stdin, each checked as it comes (memory
 // holds one bounded row). Returns whether every poem passed.
 bool check_stdin(bool no_repeat, const VerseTables& tables) {
@@ -104,9 +114,8 @@ bool check_stdin(bool no_repeat, const VerseTables& tables) {
     try {
       const VerseCheck c = check_verse(line, tables);
       std::string text = describe_check(c, no_repeat, "");
-      if (!c.form && c.lines.size() <= 2 && c.not_a_form.find(" line") != std::string::npos &&
-          c.not_a_form.find("of 5 or 7") != std::string::npos) {
-        text.pop_back();  // a poem's lines on rows of their own?
+      if (looks_like_one_line_a_row(c)) {
+        text.pop_back();
         text += " (check_verse - reads one whole poem a row)\n";
       }
       std::cout << text;

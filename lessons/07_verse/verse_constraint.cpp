@@ -175,8 +175,11 @@ LogitMask VerseConstraint::allowed_next(std::span<const TokenId> written) const 
   // The first rhyme chooses the group: only one with rhymes enough for the
   // rest of the poem (with no character twice, one per rhyming line left).
   std::vector<std::size_t> rhymes_left;
-  if (slot.rhyme && !group && no_repeats_) rhymes_left = rhyme_characters(used);
-  const std::size_t rhymes_needed = rhyme_slots_from(written.size());
+  std::size_t rhymes_needed = 0;
+  if (slot.rhyme && !group && no_repeats_) {
+    rhymes_left = rhyme_characters(used);
+    rhymes_needed = rhyme_slots_from(written.size());
+  }
   std::vector<TokenId> allowed;
   for (std::size_t id = 0; id < vocab_.tokenizer.size(); ++id) {
     const auto t = static_cast<TokenId>(id);

@@ -22,6 +22,11 @@ const char* const kChuSai = "秦时明月汉时关，万里长征人未还。但
 const char* const kJingYeSi = "床前明月光，疑是地上霜。举头望明月，低头思故乡。";
 const char* const kDefaultHeads = "春眠不觉";  // section 5's heads, here as an acrostic 七绝
 
+// The acrostic's heads: --heads (given once, section 7 checks), or the default.
+std::string acrostic_heads(const LessonOptions& o) {
+  return o.heads.empty() ? std::string(kDefaultHeads) : o.heads.front();
+}
+
 // The share of the model's probability that the constraint allowed at the end
 // of each rhyming line, e.g. "2.1% 0.4% 13.0%": where masks paint it into a corner.
 std::string rhyme_shares(const WrittenVerse& v, const VerseConstraint& constraint) {
@@ -109,7 +114,7 @@ void show_verse(LessonContext& c, const VerseOptions& o) {
   write_and_show(c, vocab, "verse, beam " + std::to_string(o.beam), verse, o.beam, c.options.seed);
 
   // The acrostic of section 5, now also in tone and rhyme.
-  const std::string heads = c.options.heads.empty() ? kDefaultHeads : c.options.heads.front();
+  const std::string heads = acrostic_heads(c.options);
   VerseConstraint acrostic = acrostic_constraint(vocab, o, heads);
   acrostic.without_lines_of(training);
   write_and_show(
@@ -184,7 +189,7 @@ void prepare_verse(VerseOptions& o, const GPT& model, const LessonOptions& lesso
     }
   }
   // Flags that are each fine but together leave no poem possible, found now, not halfway.
-  const std::string heads = lesson.heads.empty() ? kDefaultHeads : lesson.heads.front();
+  const std::string heads = acrostic_heads(lesson);
   const std::string flags = (o.rhyme.empty() ? "" : "--rhyme " + o.rhyme + " ") +
                             (lesson.heads.empty() ? "the default heads" : "--heads " + heads);
   if (const std::string why = verse_constraint(vocab, o).why_impossible(); !why.empty()) {
@@ -204,8 +209,7 @@ Section verse_section() {
   return {"Regular verse (格律): tones, rhyme and beam search",
           [options](LessonContext& c) { show_verse(c, *options); },
           [](const LessonOptions& o) {
-            return std::string("\n，。") + kChuSai + kJingYeSi +
-                   (o.heads.empty() ? std::string(kDefaultHeads) : o.heads.front());
+            return std::string("\n，。") + kChuSai + kJingYeSi + acrostic_heads(o);
           },
           [options](CLI::App& app) { declare_verse_flags(app, *options); },
           [options](const GPT& model, const LessonOptions& lesson) {

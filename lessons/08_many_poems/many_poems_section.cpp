@@ -163,10 +163,15 @@ void declare_many_poems_flags(CLI::App& app, ManyPoemsOptions& o) {
       "128)");
 }
 
+// The shared opening's positions, its newline included.
+std::size_t opening_positions(const GPT& model) {
+  return model.tokenizer().encode(std::string("\n") + kOpening).size();
+}
+
 // Section 8 writes every poem in one batched pass over its own cache, with no
 // window to slide: the opening and at least one more character must fit.
 std::string too_small_for_many_poems(const GPT& model) {
-  const std::size_t opening = model.tokenizer().encode(std::string("\n") + kOpening).size();
+  const std::size_t opening = opening_positions(model);
   if (model.config().block_size >= opening + 2) return "";
   return "its poems start from a " + std::to_string(opening) +
          "-position opening and need a context of at least " + std::to_string(opening + 2) +
@@ -177,17 +182,17 @@ void prepare_many_poems(ManyPoemsOptions& o, const GPT& model, const LessonOptio
   const auto format = format_named(o.weights);
   if (!format) throw BadOption("--weights " + o.weights + ": choose fp32, bf16 or int8");
   o.format = *format;
-  const std::size_t opening = model.tokenizer().encode(std::string("\n") + kOpening).size();
+  const std::size_t opening = opening_positions(model);
   const std::size_t longest = model.config().block_size - 1;
   o.length = lesson.length;
   if (o.length_flag->count() == 0) o.length = std::min(o.length, longest);  // the default
-  o.quality_poems = heldout_poems(model, lesson.corpus, kQualityPoems);     // names a bad line
   if (o.length <= opening || o.length > longest) {
     throw BadOption("--length " + std::to_string(lesson.length) + ": section 8 needs " +
                     std::to_string(opening + 1) + " .. " + std::to_string(longest) +
                     " on this model (context " + std::to_string(model.config().block_size) +
                     "): its poems and their opening must fit the context");
   }
+  o.quality_poems = heldout_poems(model, lesson.corpus, kQualityPoems);  // names a bad line
 }
 
 }  // namespace
