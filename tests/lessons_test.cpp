@@ -383,8 +383,9 @@ TEST(Lessons, LessonSixChecksTheCacheTimesItAndPricesIt) {
   EXPECT_EQ(six.find("DIFFERENT"), std::string::npos) << six;
 
   for (const char* n : {"32", "64", "120"}) {
+    // predicted and measured: without the cache, with it (ms), and the speed-up
     const std::regex row(std::string(R"(^ +)") + n +
-                         R"( +[0-9]+\.[0-9]{2} ms +[0-9]+\.[0-9]{2} ms +[0-9]+\.[0-9]x$)");
+                         R"(( +[0-9]+\.[0-9]{2}){4}( +[0-9]+\.[0-9]x){2}$)");
     int rows = 0;
     for (const std::string& line : sections[5].lines) rows += std::regex_match(line, row) ? 1 : 0;
     EXPECT_EQ(rows, 1) << "timing row for " << n << " characters\n" << six;
@@ -542,7 +543,9 @@ TEST(Lessons, LessonSevenFormRhymeBeamAndHeads) {
 // opening starts every poem, and the three weight formats each get a row.
 TEST(Lessons, LessonEightWritesManyPoemsAtOnce) {
   REQUIRE_MODEL();
-  const Outcome r = run_lesson(kLesson08, {"--section", "8", "--weights", "int8", "--batch", "4"});
+  // The big model's timings take seconds and are not the suite's to judge: left out.
+  const Outcome r = run_lesson(
+      kLesson08, {"--section", "8", "--weights", "int8", "--batch", "4", "--no-big-model"});
   ASSERT_EQ(r.status, 0) << describe(r);
   expect_header(kLesson08, r);
   const auto sections = sections_of(r.out);
@@ -559,7 +562,7 @@ TEST(Lessons, LessonEightWritesManyPoemsAtOnce) {
   EXPECT_EQ(openings, 3u) << r.out;
   EXPECT_EQ(formats, 3u) << r.out;
   if (!kSanitized) {  // the whole lesson: sections 1-8
-    const Outcome full = run_lesson(kLesson08);
+    const Outcome full = run_lesson(kLesson08, {"--no-big-model"});
     ASSERT_EQ(full.status, 0) << describe(full);
     expect_sections(kLesson08, sections_of(full.out), full.out);
   }

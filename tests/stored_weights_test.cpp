@@ -407,6 +407,30 @@ const tang::GPT* shipped_model() {
   if (!model_ptr) GTEST_SKIP() << tang::default_checkpoint_path() << " not found"; \
   const tang::GPT& model = *model_ptr
 
+// Batching changes the speed, never a number: in every format, each row of an
+// N-row product is the same bits as that row multiplied alone (the loops take
+// inputs two at a time, and rows four at a time, with tails of both).
+TEST(EveryFormat, EachRowOfABatchIsThatRowAloneBitForBit) {
+  if (!exercise_08a_done()) GTEST_SKIP() << "int8 needs exercise 08a";
+  std::mt19937 gen(11);
+  const std::size_t rows = 38, cols = 96;  // 38 = 9 x 4 + 2: a tail of rows
+  const std::vector<float> w = random_floats(gen, rows * cols, 0.5f);
+  for (WeightFormat f : {WeightFormat::kFp32, WeightFormat::kBf16, WeightFormat::kInt8}) {
+    const StoredMatrix m(w.data(), rows, cols, f);
+    for (std::size_t N : {2u, 3u, 5u, 16u}) {
+      const std::vector<float> inp = random_floats(gen, N * cols, 1.0f);
+      const std::vector<float> all = matmul(m, inp, nullptr);
+      for (std::size_t n = 0; n < N; ++n) {
+        const std::vector<float> one(inp.begin() + n * cols, inp.begin() + (n + 1) * cols);
+        const std::vector<float> alone = matmul(m, one, nullptr);
+        const std::vector<float> row(all.begin() + n * rows, all.begin() + (n + 1) * rows);
+        EXPECT_TRUE(same_bits(row, alone))
+            << tang::format_name(f) << ": row " << n << " of " << N;
+      }
+    }
+  }
+}
+
 TEST(ShippedWeights, HasEveryMatrixOfADecodingStep) {
   NEED_MODEL();
   const tang::GPTConfig& config = model.config();

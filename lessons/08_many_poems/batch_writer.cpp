@@ -61,10 +61,13 @@ BatchedPoems write_batched(const GPT& model, const StoredWeights& weights,
     }
     std::vector<TokenId> tokens;
     std::vector<KVCache*> caches;
+    StepWork work{active.size(), active.size(), 0, active.size()};
     for (Poem& p : active) {
       tokens.push_back(p.next);
       caches.push_back(p.cache.get());
+      work.keys += p.cache->length + 1;  // its cache and its new position
     }
+    out.work.push_back(work);
     const View<2> all = forward_batch(model, weights, tokens, caches, scratch);  // (B, V)
     ++out.steps;
     const std::size_t V = model.config().vocab_size;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "06_kvcache/step_cost.hpp"
 #include "08_many_poems/stored_weights.hpp"
 #include "gpt.hpp"
 #include "sampling.hpp"
@@ -25,6 +26,7 @@ struct BatchedPoems {
   std::vector<std::string> poems;  // (B) the opening + what was written, no newline
   std::size_t steps = 0;           // batched steps run
   std::size_t characters = 0;      // characters written, all poems
+  std::vector<StepWork> work;      // (steps) what each batched step pushed through the model
 };
 
 // Writes one poem per seed after "\n" + opening, at most max_chars new

@@ -9,7 +9,11 @@
 
 #include "03_topk_topp/sampler.hpp"
 #include "06_kvcache/kv_cache.hpp"
+#include "06_kvcache/machine_profile.hpp"
+#include "06_kvcache/step_cost.hpp"
 #include "08_many_poems/batch_writer.hpp"
+#include "08_many_poems/big_model.hpp"
+#include "08_many_poems/format_loops.hpp"
 #include "08_many_poems/weight_quality.hpp"
 #include "errors.hpp"
 #include "number_text.hpp"
@@ -37,13 +41,14 @@ std::string megabytes(std::size_t bytes) {
   return fixed(static_cast<double>(bytes) / 1e6, 2) + " MB";
 }
 
-// Part 1: the same 32 poems at batch sizes 1 .. 32.
+// Part 1: the same 32 poems at batch sizes 1 .. 32, each time predicted first.
 void batch_sizes(LessonContext& c, const StoredWeights& weights, const SamplingSettings& s,
-                 std::size_t length) {
+                 std::size_t length, const MachineProfile& profile) {
   const std::vector<std::uint64_t> seeds = seeds_from(c.options.seed, kPoems);
   c.out << "  " << kPoems << " poems (seeds " << seeds.front() << " .. " << seeds.back() << "), "
         << format_name(weights.format) << " weights, one thread; B poems in flight:\n"
-        << "       B   steps   chars/s   x B=1   weight bytes read per character\n";
+        << "       B   steps   chars/s predicted  measured   x B=1   weight bytes read per "
+           "character\n";
   write_batched(c.model, weights, seeds_from(c.options.seed, 4), "", s, length, 4);  // warm-up
   std::vector<std::string> first;
   double base = 0.0;
@@ -52,11 +57,15 @@ void batch_sizes(LessonContext& c, const StoredWeights& weights, const SamplingS
     const auto start = std::chrono::steady_clock::now();
     const BatchedPoems r = write_batched(c.model, weights, seeds, "", s, length, B);
     const double rate = static_cast<double>(r.characters) / seconds_since(start);
+    const double predicted_ms =
+        predict_steps_ms(c.model.config(), r.work, profile, loop_name(weights.format),
+                         bytes_per_weight(weights.format));
     if (B == 1) base = rate, first = r.poems;
     same = same && r.poems == first;
-    char row[128];
-    std::snprintf(row, sizeof row, "    %4zu  %6zu  %8.0f  %6.2f   %s\n", B, r.steps, rate,
-                  rate / base, megabytes(weights.bytes() * r.steps / r.characters).c_str());
+    char row[160];
+    std::snprintf(row, sizeof row, "    %4zu  %6zu   %15.0f  %8.0f  %6.2f   %s\n", B, r.steps,
+                  static_cast<double>(r.characters) / predicted_ms * 1e3, rate, rate / base,
+                  megabytes(weights.bytes() * r.steps / r.characters).c_str());
     c.out << row;
   }
   c.out << "  the same " << kPoems << " poems at every B: " << (same ? "yes" : "NO") << "\n"
@@ -133,6 +142,58 @@ void weight_formats(LessonContext& c, const StoredWeights& fp32, const SamplingS
   }
 }
 
+// The smallest B at which multiplying takes as long as reading the weights.
+std::string ridge_point(const GPTConfig& cfg, const MachineProfile& profile, WeightFormat f) {
+  for (std::size_t B = 1; B <= 128; ++B) {
+    const StepCost step =
+        predict_step(cfg, {B, B, B, B}, profile, loop_name(f), bytes_per_weight(f));
+    double memory = 0.0, compute = 0.0;
+    for (const MatrixCost& m : step.matrices) memory += m.memory_ms, compute += m.compute_ms;
+    if (compute >= memory) return std::to_string(B);
+  }
+  return "over 128";
+}
+
+// Part 4: a model that does not fit in the cache, every B and format, predicted first.
+void big_model(LessonContext& c, const SamplingSettings& s, const MachineProfile& profile) {
+  constexpr std::size_t kCached = 64, kSteps = 3;
+  const std::size_t batches[] = {1, 2, 4, 8, 16, 32};
+  const GPT big = gpt2_small_shaped(c.model.tokenizer(), c.options.seed);
+  const GPTConfig& cfg = big.config();
+  c.out << "\n  A model that does not fit in the cache: GPT-2 small's shape (" << cfg.n_layer
+        << " layers, " << cfg.n_head << " heads, " << cfg.n_embd
+        << " dims), random weights;\n  chars/s of a step of B texts whose caches hold " << kCached
+        << " positions (median of " << kSteps
+        << " steps), and the ratio measured / predicted:\n             ";
+  for (std::size_t B : batches) c.out << (B < 10 ? "     B=" : "    B=") << B;
+  c.out << "\n";
+  c.out.flush();
+  for (WeightFormat f : {WeightFormat::kFp32, WeightFormat::kBf16, WeightFormat::kInt8}) {
+    const StoredWeights w(big, f);
+    std::string predicted = "    predicted", measured = "    measured ", ratio = "    ratio    ";
+    char cell[32];
+    for (std::size_t B : batches) {
+      const StepWork work{B, B, B * (kCached + 1), B};
+      const double p =
+          predict_step(cfg, work, profile, loop_name(f), bytes_per_weight(f)).total_ms();
+      const double m = time_batched_step_ms(big, w, B, kCached, kSteps, s);
+      std::snprintf(cell, sizeof cell, " %7.0f", 1e3 * static_cast<double>(B) / p);
+      predicted += cell;
+      std::snprintf(cell, sizeof cell, " %7.0f", 1e3 * static_cast<double>(B) / m);
+      measured += cell;
+      std::snprintf(cell, sizeof cell, " %7.2f", p / m);
+      ratio += cell;
+    }
+    c.out << "  " << format_name(f) << ", " << megabytes(w.bytes())
+          << " a step; multiplying sets the pace from B = " << ridge_point(cfg, profile, f)
+          << " (the ridge point)\n"
+          << predicted << "\n"
+          << measured << "\n"
+          << ratio << "\n";
+    c.out.flush();
+  }
+}
+
 void show_many_poems(LessonContext& c, const ManyPoemsOptions& o) {
   const SamplingSettings s = writing_settings(c.options);
   const StoredWeights fp32(c.model, WeightFormat::kFp32);
@@ -143,9 +204,16 @@ void show_many_poems(LessonContext& c, const ManyPoemsOptions& o) {
     c.out << "(poems of at most " << o.length << " characters: this model's context is "
           << c.model.config().block_size << ")\n";
   }
-  batch_sizes(c, chosen, s, o.length);
+  const std::vector<LoopToMeasure> loops = lesson_loops();
+  const MachineProfile profile =
+      load_or_measure_profile(default_profile_path(), loops, [&](const std::string& note) {
+        c.out << "(" << note << ")\n";
+        c.out.flush();
+      });
+  batch_sizes(c, chosen, s, o.length, profile);
   shared_opening(c, chosen, o.batch, o.length);
   weight_formats(c, fp32, s, o.length, o.quality_poems);
+  if (!o.skip_big_model) big_model(c, s, profile);
 }
 
 void declare_many_poems_flags(CLI::App& app, ManyPoemsOptions& o) {
@@ -156,6 +224,9 @@ void declare_many_poems_flags(CLI::App& app, ManyPoemsOptions& o) {
   app.add_option("--weights", o.weights,
                  "section 8: the weights of the batched poems: fp32, bf16 or int8")
       ->capture_default_str();
+  app.add_flag("--no-big-model", o.skip_big_model,
+               "section 8: leave out the timings of the model that does not fit in the cache "
+               "(they take seconds)");
   o.length_flag = app.get_option("--length");
   o.length_flag->description(
       "longest poem, in characters, in [1, 10000]; in section 8 also longer than its "

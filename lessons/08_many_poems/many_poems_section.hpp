@@ -13,6 +13,7 @@ namespace tang {
 struct ManyPoemsOptions {
   std::size_t batch = 16;        // --batch: poems in flight for the shared opening
   std::string weights = "fp32";  // --weights
+  bool skip_big_model = false;   // --no-big-model
   WeightFormat format = WeightFormat::kFp32;
   // The poems' length: --length, or on a model whose context is shorter than
   // its default, the longest that fits.

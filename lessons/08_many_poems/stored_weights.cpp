@@ -216,43 +216,69 @@ void quantize_input(const float* x, std::size_t n, std::int16_t* xq, float* xs) 
   }
 }
 
-// out[r] = sum over blocks b of (w_rb . x_b in integers) * w_scale_rb * x_scale_b
-// for R rows of `cols` quants: weights int8, the input int16 (quantize_input).
-// Each block leaves 8 lanes of exact integers (each at most 4 x 127 x 127,
-// exact in float), scaled and added into 8 float lanes: one horizontal sum a
-// row, at the end, not one a block.
-template <std::size_t R>
-TANG_NOT_SANITIZED void int8_dots(float* out, const std::int8_t* quants, const float* scales,
-                                  const std::int16_t* xq, const float* xs, std::size_t cols) {
+// out[j][r] = sum over blocks b of (w_rb . x_jb in integers) * w_scale_rb * x_scale_jb
+// for R rows of `cols` quants and X input rows: weights int8, the inputs int16
+// (quantize_input). Each weight block is widened once for all X inputs (the
+// batch's saving: the widening costs as much as the multiplying). Each block
+// leaves 8 lanes of exact integers (each at most 4 x 127 x 127, exact in float),
+// scaled and added into 8 float lanes: one horizontal sum a row, at the end.
+template <std::size_t R, std::size_t X>
+TANG_NOT_SANITIZED void int8_dots(float* const (&out)[X], const std::int8_t* quants,
+                                  const float* scales, const std::int16_t* const (&xq)[X],
+                                  const float* const (&xs)[X], std::size_t cols) {
   const std::size_t blocks = cols / kQuantBlock;
-  Lanes sums[R] = {};
+  Lanes sums[X][R] = {};
   for (std::size_t b = 0; b < blocks; ++b) {
-    const std::int16_t* x = xq + b * kQuantBlock;
-    const I16x16 x0 = load<I16x16>(x), x1 = load<I16x16>(x + 16);
+    I16x16 x0[X], x1[X];
+    for (std::size_t j = 0; j < X; ++j) {
+      x0[j] = load<I16x16>(xq[j] + b * kQuantBlock);
+      x1[j] = load<I16x16>(xq[j] + b * kQuantBlock + 16);
+    }
 #pragma GCC unroll 4
     for (std::size_t r = 0; r < R; ++r) {
       const std::int8_t* w = quants + r * cols + b * kQuantBlock;
       // widened as a loop: two vpmovsxbw from memory (see bf16_dots)
       I16x16 w0, w1;
       for (std::size_t k = 0; k < 16; ++k) w0[k] = w[k], w1[k] = w[16 + k];
-      // every quant is in [-127, 127]: a product fits in int16 (16129), so do two (32258)
-      const I16x16 pairs = w0 * x0 + w1 * x1;
-      // each int32 lane holds two neighbouring int16: their sum, each sign-extended
-      I32x8 two;
-      std::memcpy(&two, &pairs, sizeof two);
-      const I32x8 block = ((two << 16) >> 16) + (two >> 16);
-      sums[r] += __builtin_convertvector(block, Lanes) * (scales[r * blocks + b] * xs[b]);
+      for (std::size_t j = 0; j < X; ++j) {
+        // every quant is in [-127, 127]: a product fits in int16 (16129), so do two (32258)
+        const I16x16 pairs = w0 * x0[j] + w1 * x1[j];
+        // each int32 lane holds two neighbouring int16: their sum, each sign-extended
+        I32x8 two;
+        std::memcpy(&two, &pairs, sizeof two);
+        const I32x8 block = ((two << 16) >> 16) + (two >> 16);
+        sums[j][r] += __builtin_convertvector(block, Lanes) * (scales[r * blocks + b] * xs[j][b]);
+      }
     }
   }
-  if constexpr (R == 4) {
-    add_lanes4(out, sums);
-  } else {
-    for (std::size_t r = 0; r < R; ++r) {
-      float lane[kLanes];
-      for (std::size_t k = 0; k < kLanes; ++k) lane[k] = sums[r][k];
-      out[r] = add_lanes(lane);
+  for (std::size_t j = 0; j < X; ++j) {
+    if constexpr (R == 4) {
+      add_lanes4(out[j], sums[j]);
+    } else {
+      for (std::size_t r = 0; r < R; ++r) {
+        float lane[kLanes];
+        for (std::size_t k = 0; k < kLanes; ++k) lane[k] = sums[j][r][k];
+        out[j][r] = add_lanes(lane);
+      }
     }
   }
+}
+
+// Weight rows o .. o+R-1 for all N inputs, two inputs at a time: each widened
+// weight block serves both.
+template <std::size_t R>
+void int8_rows(float* out, const std::int8_t* quants, const float* scales, const std::int16_t* xq,
+               const float* xs, std::size_t N, std::size_t cols, std::size_t rows, std::size_t o) {
+  const std::size_t blocks = cols / kQuantBlock;
+  const std::int8_t* w = quants + o * cols;
+  const float* ws = scales + o * blocks;
+  std::size_t n = 0;
+  for (; n + 2 <= N; n += 2) {
+    int8_dots<R, 2>({out + n * rows + o, out + (n + 1) * rows + o}, w, ws,
+                    {xq + n * cols, xq + (n + 1) * cols}, {xs + n * blocks, xs + (n + 1) * blocks},
+                    cols);
+  }
+  if (n < N) int8_dots<R, 1>({out + n * rows + o}, w, ws, {xq + n * cols}, {xs + n * blocks}, cols);
 }
 
 // `cols` is a multiple of 32: the stored rows' width, padded with zero weights
@@ -273,16 +299,9 @@ void int8_matmul(float* out, const float* inp, const std::int8_t* quants, const 
     quantize_input(x, cols, xq.data() + n * cols, xs.data() + n * blocks);
   }
   std::size_t o = 0;
-  for (; o + 4 <= rows; o += 4) {
-    for (std::size_t n = 0; n < N; ++n)
-      int8_dots<4>(out + n * rows + o, quants + o * cols, scales + o * blocks, xq.data() + n * cols,
-                   xs.data() + n * blocks, cols);
-  }
-  for (; o < rows; ++o) {
-    for (std::size_t n = 0; n < N; ++n)
-      int8_dots<1>(out + n * rows + o, quants + o * cols, scales + o * blocks, xq.data() + n * cols,
-                   xs.data() + n * blocks, cols);
-  }
+  for (; o + 4 <= rows; o += 4)
+    int8_rows<4>(out, quants, scales, xq.data(), xs.data(), N, cols, rows, o);
+  for (; o < rows; ++o) int8_rows<1>(out, quants, scales, xq.data(), xs.data(), N, cols, rows, o);
 }
 
 std::string sizes(std::size_t rows, std::size_t cols) {

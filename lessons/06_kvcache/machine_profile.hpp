@@ -1,0 +1,102 @@
+// machine_profile.hpp: what this machine can do, measured, so that a step's
+// cost can be predicted before it is timed (step_cost.hpp).
+//
+// A decoding step reads bytes (the weights, the cache) and does multiply-adds
+// with them. Each takes time at a rate this machine has:
+//
+//   read bandwidth   GB/s at which one thread streams through a working set of a
+//                    given size: fast while it fits a cache level (L1, L2, L3),
+//                    slow once it must come from main memory
+//   loop rate        GFLOP/s of one matrix-product loop of the course (a multiply
+//                    and an add are 2 flops) on a matrix that sits in the cache,
+//                    for B input rows at once: B = 1 is a matrix-vector product
+//   per sequence     what batching cannot share: attention over a sequence's own
+//                    keys, and drawing its next character
+//
+// measure_machine_profile() measures them (a few seconds); the profile is kept
+// in a small text file (build/release/machine_profile.tsv, written by the
+// machine_profile program or by the first lesson that needs it).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tang {
+
+// A loop's rate on matrices `cols` wide, for B input rows.
+struct LoopRate {
+  std::size_t cols = 0, B = 0;
+  double gflops = 0.0;
+  auto operator<=>(const LoopRate&) const = default;
+};
+
+struct MachineProfile {
+  // (working-set bytes, GB/s), by increasing size
+  std::vector<std::pair<std::size_t, double>> read_gb_per_s;
+  // loop name -> its rates, by increasing width, then B
+  std::map<std::string, std::vector<LoopRate>> loop_gflops;
+  double attention_ns = 0.0;  // ops::attend, per key and per channel (scores + weighted sum)
+  double gelu_ns = 0.0;       // ops::gelu_forward, per number (inputs like a model's)
+  double layernorm_ns = 0.0;  // ops::layernorm_forward, per number
+  double sampling_ns = 0.0;   // one draw with lesson 06's settings, per vocabulary entry
+
+  // Bandwidth for a working set of `bytes`: interpolated between the two
+  // measured sizes around it (on a log scale), the end values beyond them.
+  double read_gb_per_s_at(double bytes) const;
+  // A loop's rate on a matrix `cols` wide at B rows: at the measured width
+  // nearest to cols (on a log scale), interpolated in B the same way. Throws
+  // UserError when the profile has no such loop.
+  double loop_gflops_at(const std::string& loop, std::size_t cols, std::size_t B) const;
+  bool has_loop(const std::string& loop) const { return loop_gflops.count(loop) > 0; }
+};
+
+// One matrix-product loop to measure: make(rows, cols) builds it for a W of its
+// own (rows x cols); the loop it returns does out (B, rows) = in (B, cols) @ W^T.
+using MatmulLoop = std::function<void(float* out, const float* in, std::size_t B)>;
+struct LoopToMeasure {
+  std::string name;  // e.g. "fp32", "int8"
+  std::function<MatmulLoop(std::size_t rows, std::size_t cols)> make;
+};
+
+// The widths and batch sizes at which every loop is measured, on 256-row
+// matrices (the widths of our model and of GPT-2 small's matrices).
+inline constexpr std::size_t kProfileWidths[] = {128, 512, 768, 3072};
+inline constexpr std::size_t kProfileBatches[] = {1, 2, 4, 8, 16, 32, 64, 128};
+inline constexpr std::size_t kProfileRows = 256;
+
+// The plain fp32 loop of lessons 01-07 (ops::matmul_forward).
+LoopToMeasure plain_fp32_loop();
+
+// Measures bandwidth at working sets of 16 KB .. 256 MB, every loop at every
+// width and batch size, attention, GELU, LayerNorm and sampling. One thread;
+// a few seconds a loop.
+MachineProfile measure_machine_profile(std::span<const LoopToMeasure> loops);
+
+// The profile as text (one measurement a line) and back. parse_profile throws
+// UserError naming the line it cannot read.
+std::string profile_text(const MachineProfile& profile);
+MachineProfile parse_profile(const std::string& text, const std::string& source);
+
+// The text of the profile file at `path`, or nothing when there is none; throws
+// UserError when the file there is not a machine profile (it is never replaced).
+std::optional<std::string> read_profile_file(const std::string& path);
+
+// Where the lessons keep the profile: build/release/machine_profile.tsv, or the
+// file the environment variable TANG_MACHINE_PROFILE names (the test suite's
+// own, so that a profile measured while tests load the machine stays theirs).
+std::string default_profile_path();
+
+// The profile at `path`, if it holds every loop of `loops`; otherwise (missing,
+// or lacking a loop) measured now and written there (atomically), telling `note`
+// first. A file there that is not a profile is refused (UserError), never replaced.
+MachineProfile load_or_measure_profile(const std::string& path,
+                                       std::span<const LoopToMeasure> loops,
+                                       const std::function<void(const std::string&)>& note);
+
+}  // namespace tang

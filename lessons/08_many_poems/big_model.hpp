@@ -1,0 +1,30 @@
+// big_model.hpp: a model that does not fit in the CPU's caches, for timing.
+//
+// Our model's 6.8 MB of fp32 weights fit in this machine's last-level cache,
+// so a step reads them from the cache, not from main memory: batching and
+// smaller weights save less than they would on a large model. The shape of
+// GPT-2 small (12 layers, 12 heads, 768 dims: 85 million weights in its blocks,
+// 340 MB in fp32) does not fit anywhere but main memory. Its weights are random
+// (a fixed seed): how long a step takes does not depend on their values.
+#pragma once
+
+#include <cstdint>
+
+#include "08_many_poems/stored_weights.hpp"
+#include "gpt.hpp"
+#include "sampling.hpp"
+
+namespace tang {
+
+// GPT-2 small's shape with our vocabulary and a context of 128, initialised as
+// the trainer initialises a model (parameters.hpp) from Rng(seed).
+GPT gpt2_small_shaped(const Tokenizer& tokenizer, std::uint64_t seed);
+
+// The median milliseconds of `steps` batched decoding steps (forward_batch and
+// one draw per text with `settings`) of B texts whose caches hold `cached`
+// positions each, after one step not timed.
+double time_batched_step_ms(const GPT& model, const StoredWeights& weights, std::size_t B,
+                            std::size_t cached, std::size_t steps,
+                            const SamplingSettings& settings);
+
+}  // namespace tang
