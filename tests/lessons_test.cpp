@@ -740,6 +740,25 @@ INSTANTIATE_TEST_SUITE_P(Lesson08, BadCommandLine,
                                             ::testing::ValuesIn(bad_many_poems_flags())),
                          bad_flag_name);
 
+// The machine profile: a file at --out that is not one is refused and left as it was; a
+// profile file that is broken is named, with its line, before the lesson prints.
+TEST(BadCommandLine, AMachineProfileFileIsNeverReplacedOrMisread) {
+  const fs::path notes = temp_dir().path() / "notes.txt";
+  std::ofstream(notes) << "my notes\n";
+  const Outcome refused = run(TANG_MACHINE_PROFILE_PROGRAM, {"--out", notes.string()});
+  expect_one_error_line(refused, {notes.string(), "not a machine profile"}, 1);
+  EXPECT_EQ(read_file(notes), "my notes\n");
+
+  REQUIRE_MODEL();
+  const fs::path broken = temp_dir().path() / "profile.tsv";
+  std::ofstream(broken) << "# tang machine profile 1\nread\t16384\tfast\n";
+  for (const Lesson& lesson : {kLessons[5], kLesson08}) {
+    const Outcome r = run("/usr/bin/env", {"TANG_MACHINE_PROFILE=" + broken.string(), lesson.path,
+                                           "--section", std::to_string(lesson.number)});
+    expect_one_error_line(r, {broken.string(), "line 2"}, 1);
+  }
+}
+
 TEST(BadCommandLine, TruncatedCheckpointIsNamed) {
   REQUIRE_MODEL();
   const std::string bytes = read_file(model_copy());

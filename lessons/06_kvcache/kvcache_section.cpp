@@ -195,6 +195,10 @@ Section kv_cache_section(CacheTimings timings) {
   auto timed = std::make_shared<bool>(timings == CacheTimings::kAlways);  // or --timings
   Section section{"KV cache: same text? how much faster? what does it cost?",
                   [timed](LessonContext& c) { show_kv_cache(c, *timed); }, needs};
+  // a broken profile file is named before the lesson prints, not halfway through it
+  section.prepare = [timed](const GPT&, const LessonOptions&) {
+    if (*timed) check_profile_file(default_profile_path());
+  };
   if (timings == CacheTimings::kOnRequest) {
     section.declare = [timed](CLI::App& app) {
       app.add_flag("--timings", *timed,

@@ -299,6 +299,10 @@ std::optional<std::string> read_profile_file(const std::string& path) {
   return s;
 }
 
+void check_profile_file(const std::string& path) {
+  if (const auto text = read_profile_file(path)) parse_profile(*text, path);
+}
+
 MachineProfile load_or_measure_profile(const std::string& path,
                                        std::span<const LoopToMeasure> loops,
                                        const std::function<void(const std::string&)>& note) {

@@ -92,6 +92,10 @@ std::optional<std::string> read_profile_file(const std::string& path);
 // own, so that a profile measured while tests load the machine stays theirs).
 std::string default_profile_path();
 
+// Reads the profile at `path`, when there is one, only to refuse it (UserError)
+// when it is broken: the lessons call it before they print anything.
+void check_profile_file(const std::string& path);
+
 // The profile at `path`, if it holds every loop of `loops`; otherwise (missing,
 // or lacking a loop) measured now and written there (atomically), telling `note`
 // first. A file there that is not a profile is refused (UserError), never replaced.

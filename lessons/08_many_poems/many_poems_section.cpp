@@ -264,6 +264,7 @@ void prepare_many_poems(ManyPoemsOptions& o, const GPT& model, const LessonOptio
                     "): its poems and their opening must fit the context");
   }
   o.quality_poems = heldout_poems(model, lesson.corpus, kQualityPoems);  // names a bad line
+  check_profile_file(default_profile_path());  // a broken one, before the lesson prints
 }
 
 }  // namespace
