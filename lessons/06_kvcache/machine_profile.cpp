@@ -1,6 +1,6 @@
 // machine_profile.cpp: the measurements behind a step's predicted cost.
 //
-// Every measurement runs its loop for at least kMinSeconds, three times, and
+// Every measurement runs its loop for at least kMinSeconds, five times, and
 // keeps the fastest: the slower runs are this machine doing something else.
 #include "06_kvcache/machine_profile.hpp"
 
@@ -24,7 +24,7 @@ namespace tang {
 namespace {
 
 constexpr double kMinSeconds = 0.01;  // each timed run
-constexpr int kRuns = 3;              // the fastest of these
+constexpr int kRuns = 5;              // the fastest of these
 const char* const kHeader = "# tang machine profile 1";
 
 using Clock = std::chrono::steady_clock;

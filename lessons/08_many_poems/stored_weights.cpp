@@ -4,9 +4,11 @@
 // at a time, input rows inner, so that each weight row is read from memory once
 // for all N inputs (the point of batching), and the bias added last. Every sum
 // adds in an order fixed by the code (no fused multiply-add, nothing chosen at
-// run time), so each format gives the same bits on every x86-64-v3 machine.
+// run time), so each format gives the same bits on every x86-64-v3 machine, and
+// each row of a batch the bits it has alone. Each loop takes two input rows at a
+// time, so that every weight it loads (and widens) serves both.
 //
-//   fp32  ops::matmul_forward's sums, bit for bit, two input rows at a time
+//   fp32  ops::matmul_forward's sums, bit for bit
 //   bf16  ops::dot4's lanes and additions, each weight widened to float32 as it
 //         is loaded: ops::matmul_forward on the rounded weights, bit for bit
 //   int8  Q8_0 x Q8_0: the weights quantized by exercise 08a when loaded, each
@@ -136,46 +138,60 @@ float float_from_bf16(std::uint16_t h) {
   return std::bit_cast<float>(std::uint32_t{h} << 16);
 }
 
-// out[r] = row_r . x for R rows of n bf16 weights (R = 4: ops.cpp's dot4, R = 1:
-// its dot), with the same additions in the same order as those.
-template <std::size_t R>
-TANG_NOT_SANITIZED void bf16_dots(float* out, const std::uint16_t* rows, const float* x,
-                                  std::size_t n) {
-  Lanes lanes[R] = {};
+// out[j][r] = row_r . x_j for R rows of n bf16 weights and X input rows (R = 4:
+// ops.cpp's dot4, R = 1: its dot), with the same additions in the same order as
+// those. Each weight is widened once for all X inputs: for a batch, the widening
+// is shared as the reading is.
+template <std::size_t R, std::size_t X>
+TANG_NOT_SANITIZED void bf16_dots(float* const (&out)[X], const std::uint16_t* rows,
+                                  const float* const (&x)[X], std::size_t n) {
+  Lanes lanes[X][R] = {};
   std::size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
-    const Lanes xi = load<Lanes>(x + i);
+    Lanes xi[X];
+    for (std::size_t j = 0; j < X; ++j) xi[j] = load<Lanes>(x[j] + i);
     for (std::size_t r = 0; r < R; ++r) {
       // 8 weights widened as a loop: GCC makes it one vpmovzxwd from memory and a
       // shift, where __builtin_convertvector of a loaded vector costs four
       Lanes w;
       for (std::size_t k = 0; k < kLanes; ++k) w[k] = float_from_bf16(rows[r * n + i + k]);
-      lanes[r] += w * xi;
+      for (std::size_t j = 0; j < X; ++j) lanes[j][r] += w * xi[j];
     }
   }
-  if constexpr (R == 4) {
-    if (i == n) return add_lanes4(out, lanes);  // no tail: our matrices' rows are 8k long
+  for (std::size_t j = 0; j < X; ++j) {
+    if constexpr (R == 4) {
+      if (i == n) {  // no tail: our matrices' rows are 8k long
+        add_lanes4(out[j], lanes[j]);
+        continue;
+      }
+    }
+    for (std::size_t r = 0; r < R; ++r) {
+      float lane[kLanes];
+      for (std::size_t k = 0; k < kLanes; ++k) lane[k] = lanes[j][r][k];
+      for (std::size_t k = 0; i + k < n; ++k)
+        lane[k] += float_from_bf16(rows[r * n + i + k]) * x[j][i + k];
+      out[j][r] = add_lanes(lane);
+    }
   }
-  for (std::size_t r = 0; r < R; ++r) {
-    float lane[kLanes];
-    for (std::size_t k = 0; k < kLanes; ++k) lane[k] = lanes[r][k];
-    for (std::size_t k = 0; i + k < n; ++k)
-      lane[k] += float_from_bf16(rows[r * n + i + k]) * x[i + k];
-    out[r] = add_lanes(lane);
+}
+
+// Weight rows o .. o+R-1 for all N inputs, two inputs at a time.
+template <std::size_t R>
+void bf16_rows(float* out, const float* inp, const std::uint16_t* weight, std::size_t N,
+               std::size_t cols, std::size_t rows, std::size_t o) {
+  std::size_t n = 0;
+  for (; n + 2 <= N; n += 2) {
+    bf16_dots<R, 2>({out + n * rows + o, out + (n + 1) * rows + o}, weight + o * cols,
+                    {inp + n * cols, inp + (n + 1) * cols}, cols);
   }
+  if (n < N) bf16_dots<R, 1>({out + n * rows + o}, weight + o * cols, {inp + n * cols}, cols);
 }
 
 void bf16_matmul(float* out, const float* inp, const std::uint16_t* weight, std::size_t N,
                  std::size_t cols, std::size_t rows) {
   std::size_t o = 0;
-  for (; o + 4 <= rows; o += 4) {
-    for (std::size_t n = 0; n < N; ++n)
-      bf16_dots<4>(out + n * rows + o, weight + o * cols, inp + n * cols, cols);
-  }
-  for (; o < rows; ++o) {
-    for (std::size_t n = 0; n < N; ++n)
-      bf16_dots<1>(out + n * rows + o, weight + o * cols, inp + n * cols, cols);
-  }
+  for (; o + 4 <= rows; o += 4) bf16_rows<4>(out, inp, weight, N, cols, rows, o);
+  for (; o < rows; ++o) bf16_rows<1>(out, inp, weight, N, cols, rows, o);
 }
 
 // --- int8 --------------------------------------------------------------------
