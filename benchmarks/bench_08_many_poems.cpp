@@ -16,6 +16,14 @@
 //                                      the tied output layer), with biases, on n = 1 or 16 random
 //                                      input rows: what the format buys on the products alone.
 //                                      Counted per row (rows_per_s, step_us, x_floor per row)
+//   lesson08/big/plain/FORMAT/B:N      one batched step (forward_batch and one draw a text)
+//                                      of N = 1 .. 32 texts whose caches hold 64 positions, on
+//                                      a random model of GPT-2 small's shape (12 layers, 12
+//                                      heads, 768 dims: 362 MB of fp32 weights, which do not
+//                                      fit in the cache): section 8, part 4
+//   every row that writes (batched, decode, big) also has predicted_chars_per_s: the cost
+//   model's prediction (06_kvcache/step_cost.hpp) from this machine's profile
+//   (build/release/machine_profile.tsv, measured first when it is missing)
 //   lesson08/shared_opening/prefill_each/B:16   16 prefills (lesson 06's forward_with_cache)
 //                                      of the opening "\n白日依山尽，黄河入海流。欲穷千里目，"
 //                                      (19 positions), one into each poem's cache
@@ -28,8 +36,14 @@
 #include <optional>
 #include <vector>
 
+#include "03_topk_topp/sampler.hpp"
 #include "06_kvcache/kv_cache.hpp"
+#include "06_kvcache/machine_profile.hpp"
+#include "06_kvcache/step_cost.hpp"
 #include "08_many_poems/batch_writer.hpp"
+#include "08_many_poems/batched_forward.hpp"
+#include "08_many_poems/big_model.hpp"
+#include "08_many_poems/format_loops.hpp"
 #include "08_many_poems/stored_weights.hpp"
 #include "bench_common.hpp"
 
@@ -55,6 +69,15 @@ const StoredWeights& stored(WeightFormat format) {
   return *w;
 }
 
+// This machine's profile, as the lesson reads it.
+const MachineProfile& profile() {
+  static const MachineProfile p = [] {
+    const std::vector<LoopToMeasure> loops = lesson_loops();
+    return load_or_measure_profile(default_profile_path(), loops, [](const std::string&) {});
+  }();
+  return p;
+}
+
 // Seeds 1 .. n, as section 8 with the default --seed 1.
 std::vector<std::uint64_t> seeds(std::size_t n) {
   std::vector<std::uint64_t> s(n);
@@ -78,6 +101,48 @@ void time_poems(benchmark::State& state, WeightFormat format, std::size_t poems,
   }
   clock.finish(state, static_cast<double>(first.characters), "chars_per_s");
   state.counters["batched_steps"] = static_cast<double>(first.steps);  // forward_batch calls
+  const double predicted_ms = predict_steps_ms(model.config(), first.work, profile(),
+                                               loop_name(format), bytes_per_weight(format));
+  state.counters["predicted_chars_per_s"] =
+      1e3 * static_cast<double>(first.characters) / predicted_ms;
+}
+
+// The model of section 8's part 4, built once (a few seconds), and its weights per format.
+const GPT& big_model() {
+  static const GPT model = gpt2_small_shaped(bench::course_model().tokenizer(), 1);
+  return model;
+}
+
+void BM_big(benchmark::State& state, WeightFormat format) {
+  constexpr std::size_t kCached = 64;
+  const GPT& model = big_model();
+  static std::optional<StoredWeights> weights[std::size(kFormats)];
+  std::optional<StoredWeights>& w = weights[static_cast<std::size_t>(format)];
+  if (!w) w.emplace(model, format);
+  const auto B = static_cast<std::size_t>(state.range(0));
+  std::vector<KVCache> caches(B, KVCache(model.config()));
+  std::vector<KVCache*> pointers;
+  for (KVCache& c : caches) pointers.push_back(&c);
+  BatchScratch scratch(model.config(), B);
+  std::vector<TokenId> tokens(B, 1);
+  std::vector<float> logits;
+  Rng rng(1);
+  const std::size_t V = model.config().vocab_size;
+  bench::StepClock clock(state);
+  for (auto _ : state) {
+    for (KVCache& c : caches) c.length = kCached;
+    const View<2> all = forward_batch(model, *w, tokens, pointers, scratch);  // (B, V)
+    for (std::size_t b = 0; b < B; ++b) {
+      logits.assign(all.data() + b * V, all.data() + (b + 1) * V);
+      tokens[b] = sample_next(logits, kSettings, rng);
+    }
+  }
+  clock.finish(state, static_cast<double>(B), "chars_per_s", false);
+  const StepWork work{B, B, B * (kCached + 1), B};
+  const double predicted_ms =
+      predict_step(model.config(), work, profile(), loop_name(format), bytes_per_weight(format))
+          .total_ms();
+  state.counters["predicted_chars_per_s"] = 1e3 * static_cast<double>(B) / predicted_ms;
 }
 
 void BM_batched(benchmark::State& state) {
@@ -162,6 +227,18 @@ void register_lesson() {
         ->Arg(16)
         ->UseRealTime()
         ->Unit(benchmark::kMicrosecond);
+  }
+  for (WeightFormat f : kFormats) {
+    bench::register_row("lesson08/big/plain/" + format_name(f), BM_big, f)
+        ->ArgName("B")
+        ->Arg(1)
+        ->Arg(2)
+        ->Arg(4)
+        ->Arg(8)
+        ->Arg(16)
+        ->Arg(32)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
   }
   for (bool once : {false, true}) {
     bench::register_row(
