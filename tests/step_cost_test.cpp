@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "06_kvcache/machine_profile.hpp"
 #include "errors.hpp"
@@ -116,6 +117,15 @@ TEST(MachineProfile, IsMeasuredAndWrittenWhenMissingAndReadAfterwards) {
   const MachineProfile read = tang::load_or_measure_profile(path, loops, note);
   EXPECT_EQ(notes, 1) << "the second call reads the file";
   EXPECT_EQ(read.read_gb_per_s.size(), measured.read_gb_per_s.size());
+
+  // Where it cannot be kept, it is measured, used and not kept, with a note saying so.
+  std::vector<std::string> said;
+  const MachineProfile unkept =
+      tang::load_or_measure_profile((dir / "no_such_folder" / "profile.tsv").string(), loops,
+                                    [&](const std::string& note) { said.push_back(note); });
+  EXPECT_TRUE(unkept.has_loop("fp32 plain"));
+  ASSERT_EQ(said.size(), 2u);
+  EXPECT_NE(said[1].find("could not keep the profile"), std::string::npos) << said[1];
   fs::remove_all(dir);
 }
 

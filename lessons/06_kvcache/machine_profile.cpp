@@ -316,7 +316,11 @@ MachineProfile load_or_measure_profile(const std::string& path,
   }
   note("measuring this machine (" + why + "; a few seconds)");
   MachineProfile p = measure_machine_profile(loops);
-  write_file_atomically(path, profile_text(p));
+  try {
+    write_file_atomically(path, profile_text(p));
+  } catch (const UserError& e) {  // a full disk or a read-only folder: measure again next time
+    note(std::string("could not keep the profile: ") + e.what());
+  }
   return p;
 }
 

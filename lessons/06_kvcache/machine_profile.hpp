@@ -98,7 +98,8 @@ void check_profile_file(const std::string& path);
 
 // The profile at `path`, if it holds every loop of `loops`; otherwise (missing,
 // or lacking a loop) measured now and written there (atomically), telling `note`
-// first. A file there that is not a profile is refused (UserError), never replaced.
+// first. A file there that is not a profile is refused (UserError), never replaced;
+// a profile that cannot be written (a full disk) is used all the same, with a note.
 MachineProfile load_or_measure_profile(const std::string& path,
                                        std::span<const LoopToMeasure> loops,
                                        const std::function<void(const std::string&)>& note);
