@@ -120,23 +120,9 @@ void BM_big(benchmark::State& state, WeightFormat format) {
   std::optional<StoredWeights>& w = weights[static_cast<std::size_t>(format)];
   if (!w) w.emplace(model, format);
   const auto B = static_cast<std::size_t>(state.range(0));
-  std::vector<KVCache> caches(B, KVCache(model.config()));
-  std::vector<KVCache*> pointers;
-  for (KVCache& c : caches) pointers.push_back(&c);
-  BatchScratch scratch(model.config(), B);
-  std::vector<TokenId> tokens(B, 1);
-  std::vector<float> logits;
-  Rng rng(1);
-  const std::size_t V = model.config().vocab_size;
+  BatchedStep step(model, *w, B, kCached, kSettings);
   bench::StepClock clock(state);
-  for (auto _ : state) {
-    for (KVCache& c : caches) c.length = kCached;
-    const View<2> all = forward_batch(model, *w, tokens, pointers, scratch);  // (B, V)
-    for (std::size_t b = 0; b < B; ++b) {
-      logits.assign(all.data() + b * V, all.data() + (b + 1) * V);
-      tokens[b] = sample_next(logits, kSettings, rng);
-    }
-  }
+  for (auto _ : state) step.run();
   clock.finish(state, static_cast<double>(B), "chars_per_s", false);
   const StepWork work{B, B, B * (kCached + 1), B};
   const double predicted_ms =

@@ -16,6 +16,7 @@
 #include "03_topk_topp/sampler.hpp"
 #include "06_kvcache/kv_cache.hpp"
 #include "08_many_poems/batch_writer.hpp"
+#include "08_many_poems/big_model.hpp"
 #include "08_many_poems/batched_forward.hpp"
 #include "08_many_poems/weight_quality.hpp"
 #include "checkpoint.hpp"
@@ -119,6 +120,17 @@ TEST(SharedOpening, ACopiedCacheGivesTheSameLogitsAsItsOwnPrefill) {
   for (auto& c : own) caches.push_back(&c);
   const View<2> from_own = forward_batch(model, fp32, next, caches, scratch);
   EXPECT_EQ(std::memcmp(a.data(), from_own.data(), a.size() * sizeof(float)), 0);
+}
+
+// Section 8's timed step (big_model.hpp), here on our model: it runs, and refuses what
+// cannot run.
+TEST(BatchedStep, RunsAStepOfBTextsAndRefusesAFullCache) {
+  NEED_SHIPPED_MODEL();
+  const StoredWeights int8(model, WeightFormat::kInt8);
+  const SamplingSettings s{0.8f, 20, 1.0f};
+  EXPECT_GT(time_batched_step_ms(model, int8, 3, 10, 2, s), 0.0);
+  EXPECT_THROW(BatchedStep(model, int8, 2, model.config().block_size, s), std::invalid_argument);
+  EXPECT_THROW(time_batched_step_ms(model, int8, 2, 10, 0, s), std::invalid_argument);
 }
 
 TEST(WeightQuality, Fp32AgainstItselfIsExact) {

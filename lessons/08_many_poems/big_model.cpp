@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 #include <vector>
 
 #include "03_topk_topp/sampler.hpp"
-#include "06_kvcache/kv_cache.hpp"
-#include "08_many_poems/batched_forward.hpp"
 #include "parameters.hpp"
 #include "rng.hpp"
 
@@ -25,29 +24,43 @@ GPT gpt2_small_shaped(const Tokenizer& tokenizer, std::uint64_t seed) {
   return GPT(config, tokenizer, std::move(parameters));
 }
 
+BatchedStep::BatchedStep(const GPT& model, const StoredWeights& weights, std::size_t B,
+                         std::size_t cached, const SamplingSettings& settings)
+    : model_(model),
+      weights_(weights),
+      cached_(cached),
+      settings_(settings),
+      caches_(B, KVCache(model.config())),
+      scratch_(model.config(), B),
+      tokens_(B, 1) {
+  if (cached >= model.config().block_size)
+    throw std::invalid_argument("BatchedStep: the caches must have room for one more position");
+  for (KVCache& cache : caches_) pointers_.push_back(&cache);
+}
+
+void BatchedStep::run() {
+  const std::size_t V = model_.config().vocab_size;
+  for (KVCache& cache : caches_) cache.length = cached_;
+  const View<2> all = forward_batch(model_, weights_, tokens_, pointers_, scratch_);  // (B, V)
+  for (std::size_t b = 0; b < tokens_.size(); ++b) {
+    logits_.assign(all.data() + b * V, all.data() + (b + 1) * V);
+    tokens_[b] = sample_next(logits_, settings_, rng_);
+  }
+}
+
 double time_batched_step_ms(const GPT& model, const StoredWeights& weights, std::size_t B,
                             std::size_t cached, std::size_t steps,
                             const SamplingSettings& settings) {
-  const std::size_t V = model.config().vocab_size;
-  // The caches' contents do not change the time: zeros, `cached` positions long.
-  std::vector<KVCache> caches(B, KVCache(model.config()));
-  std::vector<KVCache*> pointers;
-  for (KVCache& cache : caches) pointers.push_back(&cache);
-  BatchScratch scratch(model.config(), B);
-  std::vector<TokenId> tokens(B, 1);
-  std::vector<float> logits;
-  Rng rng(1);
+  if (steps == 0) throw std::invalid_argument("time_batched_step_ms: time at least one step");
+  BatchedStep step(model, weights, B, cached, settings);
+  step.run();  // warms up
   std::vector<double> times;
-  for (std::size_t s = 0; s <= steps; ++s) {  // step 0 warms up
-    for (KVCache& cache : caches) cache.length = cached;
+  for (std::size_t s = 0; s < steps; ++s) {
     const auto start = std::chrono::steady_clock::now();
-    const View<2> all = forward_batch(model, weights, tokens, pointers, scratch);  // (B, V)
-    for (std::size_t b = 0; b < B; ++b) {
-      logits.assign(all.data() + b * V, all.data() + (b + 1) * V);
-      tokens[b] = sample_next(logits, settings, rng);
-    }
-    const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
-    if (s > 0) times.push_back(took.count());
+    step.run();
+    times.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
   }
   std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2),
                    times.end());

@@ -9,9 +9,13 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
+#include "06_kvcache/kv_cache.hpp"
+#include "08_many_poems/batched_forward.hpp"
 #include "08_many_poems/stored_weights.hpp"
 #include "gpt.hpp"
+#include "rng.hpp"
 #include "sampling.hpp"
 
 namespace tang {
@@ -20,9 +24,29 @@ namespace tang {
 // the trainer initialises a model (parameters.hpp) from Rng(seed).
 GPT gpt2_small_shaped(const Tokenizer& tokenizer, std::uint64_t seed);
 
-// The median milliseconds of `steps` batched decoding steps (forward_batch and
-// one draw per text with `settings`) of B texts whose caches hold `cached`
-// positions each, after one step not timed.
+// One batched decoding step of B texts whose caches hold `cached` positions each
+// (zeros: their values do not change the time), ready to run again and again.
+class BatchedStep {
+ public:
+  BatchedStep(const GPT& model, const StoredWeights& weights, std::size_t B, std::size_t cached,
+              const SamplingSettings& settings);
+  // forward_batch and one draw per text, the caches set back to `cached` first.
+  void run();
+
+ private:
+  const GPT& model_;
+  const StoredWeights& weights_;
+  std::size_t cached_;
+  SamplingSettings settings_;
+  std::vector<KVCache> caches_;
+  std::vector<KVCache*> pointers_;
+  BatchScratch scratch_;
+  std::vector<TokenId> tokens_;
+  std::vector<float> logits_;
+  Rng rng_{1};
+};
+
+// The median milliseconds of `steps` runs of a BatchedStep, after one not timed.
 double time_batched_step_ms(const GPT& model, const StoredWeights& weights, std::size_t B,
                             std::size_t cached, std::size_t steps,
                             const SamplingSettings& settings);
