@@ -191,14 +191,11 @@ void BM_shared_opening(benchmark::State& state, bool once) {
 }
 
 void register_lesson() {
+  // B = 1, 2, 4, .. 32, as section 8
   benchmark::RegisterBenchmark("lesson08/batched/plain/fp32", BM_batched)
       ->ArgName("B")
-      ->Arg(1)
-      ->Arg(2)
-      ->Arg(4)
-      ->Arg(8)
-      ->Arg(16)
-      ->Arg(32)
+      ->RangeMultiplier(2)
+      ->Range(1, 32)
       ->UseRealTime()
       ->Unit(benchmark::kMillisecond);
   for (WeightFormat f : kFormats) {
@@ -217,12 +214,8 @@ void register_lesson() {
   for (WeightFormat f : kFormats) {
     bench::register_row("lesson08/big/plain/" + format_name(f), BM_big, f)
         ->ArgName("B")
-        ->Arg(1)
-        ->Arg(2)
-        ->Arg(4)
-        ->Arg(8)
-        ->Arg(16)
-        ->Arg(32)
+        ->RangeMultiplier(2)
+        ->Range(1, 32)
         ->UseRealTime()
         ->Unit(benchmark::kMillisecond);
   }
