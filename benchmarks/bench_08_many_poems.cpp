@@ -124,7 +124,7 @@ void BM_big(benchmark::State& state, WeightFormat format) {
   bench::StepClock clock(state);
   for (auto _ : state) step.run();
   clock.finish(state, static_cast<double>(B), "chars_per_s", false);
-  const StepWork work{B, B, B * (kCached + 1), B};
+  const StepWork work = batch_step(B, kCached);
   const double predicted_ms =
       predict_step(model.config(), work, profile(), loop_name(format), bytes_per_weight(format))
           .total_ms();

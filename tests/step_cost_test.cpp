@@ -156,6 +156,8 @@ TEST(StepCost, EachMatrixTakesTheLongerOfReadingAndMultiplying) {
   const tang::StepCost four = tang::predict_step(cfg, tang::window_step(4), p, "fp32 plain", 4.0);
   EXPECT_NEAR(four.matrices[0].compute_ms, qkv.compute_ms, 1e-15);
   EXPECT_EQ(tang::window_step(4).keys, 10u) << "rows see 1 + 2 + 3 + 4 keys";
+  EXPECT_EQ(tang::batch_step(3, 4).keys, 15u) << "three texts, each sees 4 cached keys and itself";
+  EXPECT_EQ(tang::batch_step(3, 4).rows, 3u);
   EXPECT_EQ(four.matrices[4].flops, one.matrices[4].flops) << "logits for the last row only";
   // A quarter of the bytes (int8-like): reading gets cheaper, multiplying does not.
   const tang::StepCost small = tang::predict_step(cfg, tang::cached_step(3), p, "fp32 plain", 1.0);

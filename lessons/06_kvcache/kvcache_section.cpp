@@ -101,12 +101,12 @@ void show_speed_and_its_cost_model(LessonContext& c, const SamplingSettings& set
     measured.push_back(slow / fast);
   }
   const std::size_t cached = std::min<std::size_t>(63, cfg.block_size - 1);  // mid-poem
-  show_one_step(c, predict_step(cfg, cached_step(cached), profile, "fp32 plain", 4.0), cached);
+  show_one_step(c, predict_plain_step(cfg, cached_step(cached), profile), cached);
 
   // t1 and b: predicted from the profile, and measured (cost_model.hpp)
   const std::size_t K = cfg.block_size;
-  const double t1 = predict_step(cfg, window_step(1), profile, "fp32 plain", 4.0).total_ms();
-  const double tK = predict_step(cfg, window_step(K), profile, "fp32 plain", 4.0).total_ms();
+  const double t1 = predict_plain_step(cfg, window_step(1), profile).total_ms();
+  const double tK = predict_plain_step(cfg, window_step(K), profile).total_ms();
   const double b = K > 1 ? (tK - t1) / static_cast<double>(K - 1) : 0.0;
   const StepCosts costs = measure_step_costs(model, K, 9);
   c.out << "\n  Why these speed-ups? A step over k positions costs about t1 + (k - 1) x b:\n";

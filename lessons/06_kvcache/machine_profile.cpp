@@ -182,7 +182,7 @@ double MachineProfile::loop_gflops_at(const std::string& loop, std::size_t cols,
 }
 
 LoopToMeasure plain_fp32_loop() {
-  return {"fp32 plain", [](std::size_t rows, std::size_t cols) -> MatmulLoop {
+  return {kPlainFp32Loop, [](std::size_t rows, std::size_t cols) -> MatmulLoop {
             auto weights = std::make_shared<std::vector<float>>(random_floats(rows * cols, 6));
             return [weights, rows, cols](float* out, const float* in, std::size_t B) {
               ops::matmul_forward(out, in, weights->data(), nullptr, B, cols, rows);

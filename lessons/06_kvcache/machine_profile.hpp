@@ -70,7 +70,8 @@ inline constexpr std::size_t kProfileWidths[] = {128, 512, 768, 3072};
 inline constexpr std::size_t kProfileBatches[] = {1, 2, 4, 8, 16, 32, 64, 128};
 inline constexpr std::size_t kProfileRows = 256;
 
-// The plain fp32 loop of lessons 01-07 (ops::matmul_forward).
+// The plain fp32 loop of lessons 01-07 (ops::matmul_forward), and its name.
+inline constexpr const char* kPlainFp32Loop = "fp32 plain";
 LoopToMeasure plain_fp32_loop();
 
 // Measures bandwidth at working sets of 16 KB .. 256 MB, every loop at every

@@ -12,6 +12,10 @@ StepWork cached_step(std::size_t cached) {
   return {1, 1, cached + 1, 1};  // one row, which sees the cache and itself
 }
 
+StepWork batch_step(std::size_t B, std::size_t cached) {
+  return {B, B, B * (cached + 1), B};  // each row sees its own cache and itself
+}
+
 double StepCost::matrices_ms() const {
   double ms = 0.0;
   for (const MatrixCost& m : matrices) ms += m.ms();
@@ -56,6 +60,11 @@ StepCost predict_step(const GPTConfig& cfg, const StepWork& work, const MachineP
   return cost;
 }
 
+StepCost predict_plain_step(const GPTConfig& config, const StepWork& work,
+                            const MachineProfile& profile) {
+  return predict_step(config, work, profile, kPlainFp32Loop, 4.0);
+}
+
 double predict_steps_ms(const GPTConfig& config, const std::vector<StepWork>& steps,
                         const MachineProfile& profile, const std::string& loop,
                         double bytes_per_weight) {
@@ -72,7 +81,7 @@ double predict_writing_ms(const GPTConfig& cfg, const MachineProfile& profile, s
     const std::size_t k = std::min(i, cfg.block_size);
     const bool rebuilt = i > cfg.block_size;  // the window slid: the cache starts over
     const StepWork work = use_cache && !rebuilt ? cached_step(i - 1) : window_step(k);
-    ms += predict_step(cfg, work, profile, "fp32 plain", 4.0).total_ms();
+    ms += predict_plain_step(cfg, work, profile).total_ms();
   }
   return ms;
 }

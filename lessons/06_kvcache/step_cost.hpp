@@ -41,6 +41,8 @@ struct StepWork {
 StepWork window_step(std::size_t k);
 // A cached step of one text whose cache holds `cached` positions: one new row.
 StepWork cached_step(std::size_t cached);
+// A cached step of B texts whose caches hold `cached` positions each: B new rows.
+StepWork batch_step(std::size_t B, std::size_t cached);
 
 struct MatrixCost {
   std::string name;                           // "qkv", "attn_proj", "fc", "fc_proj", "output"
@@ -69,6 +71,10 @@ StepCost predict_step(const GPTConfig& config, const StepWork& work, const Machi
 double predict_steps_ms(const GPTConfig& config, const std::vector<StepWork>& steps,
                         const MachineProfile& profile, const std::string& loop,
                         double bytes_per_weight);
+
+// A step with lessons 01-07's plain fp32 loop (kPlainFp32Loop), 4 bytes a weight.
+StepCost predict_plain_step(const GPTConfig& config, const StepWork& work,
+                            const MachineProfile& profile);
 
 // Writing n characters after a newline, one text, with the plain fp32 loop:
 // the sum of its n predicted steps, without the cache or with it (a window

@@ -146,7 +146,7 @@ void weight_formats(LessonContext& c, const StoredWeights& fp32, const SamplingS
 std::string ridge_point(const GPTConfig& cfg, const MachineProfile& profile, WeightFormat f) {
   for (std::size_t B = 1; B <= 128; ++B) {
     const StepCost step =
-        predict_step(cfg, {B, B, B, B}, profile, loop_name(f), bytes_per_weight(f));
+        predict_step(cfg, batch_step(B, 0), profile, loop_name(f), bytes_per_weight(f));
     double memory = 0.0, compute = 0.0;
     for (const MatrixCost& m : step.matrices) memory += m.memory_ms, compute += m.compute_ms;
     if (compute >= memory) return std::to_string(B);
@@ -173,7 +173,7 @@ void big_model(LessonContext& c, const SamplingSettings& s, const MachineProfile
     std::string predicted = "    predicted", measured = "    measured ", ratio = "    ratio    ";
     char cell[32];
     for (std::size_t B : batches) {
-      const StepWork work{B, B, B * (kCached + 1), B};
+      const StepWork work = batch_step(B, kCached);
       const double p =
           predict_step(cfg, work, profile, loop_name(f), bytes_per_weight(f)).total_ms();
       const double m = time_batched_step_ms(big, w, B, kCached, kSteps, s);
