@@ -5,13 +5,15 @@
 //                                       every weight read once
 //   lesson04/one_by_one/plain|tuned/T   the same T characters as T one-position steps: every
 //                                       weight read T times
-// plain: the lessons' kernels (kPlainKernels); tuned: fast::kernels().
+// plain: the lesson's cached forward; tuned: the same with its matrix products by OpenBLAS
+// (bench_writing.hpp's forward_with_cache_on).
 // Counters per prompt character (tokens_per_s, x_floor): prefill gets far below the
 // floor because a weight read once serves T positions.
 #include <vector>
 
 #include "06_kvcache/kv_cache.hpp"
 #include "bench_common.hpp"
+#include "bench_writing.hpp"
 
 namespace {
 
@@ -30,12 +32,10 @@ void BM_prefill(benchmark::State& state, bench::Path path) {
   const std::vector<TokenId> text = prompt_of_length(model, T);
   KVCache cache(model.config());
   Activations acts(model.config());
-  const Kernels& kernels = bench::kernels_for(path);
   bench::StepClock clock(state);
   for (auto _ : state) {
     cache.length = 0;
-    const auto logits = forward_with_cache(model.config(), model.weights(), text, 0, cache, acts,
-                                           kernels, LogitsFor::kLastPosition);
+    const auto logits = bench::forward_with_cache_on(path, model, text, cache, acts);
     benchmark::DoNotOptimize(logits.data());
   }
   clock.finish(state, static_cast<double>(T), "tokens_per_s");
@@ -47,14 +47,12 @@ void BM_one_by_one(benchmark::State& state, bench::Path path) {
   const std::vector<TokenId> text = prompt_of_length(model, T);
   KVCache cache(model.config());
   Activations acts(model.config());
-  const Kernels& kernels = bench::kernels_for(path);
   bench::StepClock clock(state);
   for (auto _ : state) {
     cache.length = 0;
     for (std::size_t t = 0; t < T; ++t) {
       const auto logits =
-          forward_with_cache(model.config(), model.weights(), std::span(text).subspan(t, 1), t,
-                             cache, acts, kernels, LogitsFor::kLastPosition);
+          bench::forward_with_cache_on(path, model, std::span(text).subspan(t, 1), cache, acts);
       benchmark::DoNotOptimize(logits.data());
     }
   }

@@ -6,8 +6,8 @@
 //                                      (C = 0, Recompute) the cache, on the course model.
 //                                      Without it, character t re-reads all t before it:
 //                                      the time grows with N^2; with it, with N.
-//   lesson06/write_chars/tuned/N/cache:C   the same loop with fast::kernels() and
-//                                      fast::sample_next (bench_writing.hpp)
+//   lesson06/write_chars/tuned/N/cache:C   the same loop with the tuned matrix products
+//                                      (bench_writing.hpp) and fast::sample_next
 //   lesson06/block512/plain|tuned/N/cache:C   the same on a random model with context 512
 //                                      (exercise 06b), N up to 500: the chart's curves
 //   lesson06/decode_step/plain|tuned/P one cached step at position P (forward_with_cache):
@@ -58,22 +58,19 @@ void BM_write_chars(benchmark::State& state, bench::Path path, std::size_t block
 void BM_decode_step(benchmark::State& state, bench::Path path) {
   const GPT& model = bench::course_model();
   const auto position = static_cast<std::size_t>(state.range(0));
-  const Kernels& kernels = bench::kernels_for(path);
   KVCache cache(model.config());
   Activations acts(model.config());
   std::vector<TokenId> text(position + 1);
   const std::vector<TokenId> prompt = bench::ids(model, bench::kPrompt);
   for (std::size_t t = 0; t < text.size(); ++t) text[t] = prompt[t % prompt.size()];
   if (position > 0) {
-    forward_with_cache(model.config(), model.weights(), std::span(text).first(position), 0, cache,
-                       acts, kernels, LogitsFor::kLastPosition);
+    bench::forward_with_cache_on(path, model, std::span(text).first(position), cache, acts);
   }
   bench::StepClock clock(state);
   for (auto _ : state) {
     cache.length = position;  // forget the step before: the cache holds positions 0 .. P-1
-    const auto logits =
-        forward_with_cache(model.config(), model.weights(), std::span(text).subspan(position, 1),
-                           position, cache, acts, kernels, LogitsFor::kLastPosition);
+    const auto logits = bench::forward_with_cache_on(
+        path, model, std::span(text).subspan(position, 1), cache, acts);
     benchmark::DoNotOptimize(logits.data());
   }
   clock.finish(state, 1, "steps_per_s");

@@ -1,10 +1,10 @@
 // bench_08_many_poems: what lesson 08 adds, many poems at once and weights below fp32.
-// Everything runs the lesson path (lesson 08's forward_batch and StoredMatrix kernels,
+// Everything runs the lesson path (lesson 06's cached forward over B caches and StoredMatrix,
 // lesson 03's sample_next): lesson 08 has no tuned twin.
 //
 //   lesson08/batched/plain/fp32/B:N    write_batched of 32 poems (seeds 1 .. 32, no opening,
 //                                      at most 64 characters each) with N = 1, 2, 4, 8, 16, 32
-//                                      poems in flight: one forward_batch per step for all N,
+//                                      poems in flight: one cached forward per step for all N,
 //                                      one sample_next per poem. Per character: chars_per_s,
 //                                      step_us, x_floor; batching never changes the text, so
 //                                      every N writes the same characters
@@ -16,7 +16,7 @@
 //                                      the tied output layer), with biases, on n = 1 or 16 random
 //                                      input rows: what the format buys on the products alone.
 //                                      Counted per row (rows_per_s, step_us, x_floor per row)
-//   lesson08/big/plain/FORMAT/B:N      one batched step (forward_batch and one draw a text)
+//   lesson08/big/plain/FORMAT/B:N      one batched step (the cached forward and one draw a text)
 //                                      of N = 1 .. 32 texts whose caches hold 64 positions, on
 //                                      a random model of GPT-2 small's shape (12 layers, 12
 //                                      heads, 768 dims: 362 MB of fp32 weights, which do not
@@ -41,7 +41,6 @@
 #include "06_kvcache/machine_profile.hpp"
 #include "06_kvcache/step_cost.hpp"
 #include "08_many_poems/batch_writer.hpp"
-#include "08_many_poems/batched_forward.hpp"
 #include "08_many_poems/big_model.hpp"
 #include "08_many_poems/format_loops.hpp"
 #include "08_many_poems/stored_weights.hpp"
@@ -100,7 +99,7 @@ void time_poems(benchmark::State& state, WeightFormat format, std::size_t poems,
     benchmark::DoNotOptimize(r.poems.data());
   }
   clock.finish(state, static_cast<double>(first.characters), "chars_per_s");
-  state.counters["batched_steps"] = static_cast<double>(first.steps);  // forward_batch calls
+  state.counters["batched_steps"] = static_cast<double>(first.steps);  // cached forward calls
   const double predicted_ms = predict_steps_ms(model.config(), first.work, profile(),
                                                loop_name(format), bytes_per_weight(format));
   state.counters["predicted_chars_per_s"] =

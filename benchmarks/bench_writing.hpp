@@ -3,7 +3,8 @@
 //   make_predictor(model, path, use_cache)   the Predictor (common/generate.hpp) of a path:
 //       plain, cache     lesson 06's CachedPredictor with the plain kernels: the lesson path
 //       plain, no cache  common/generate.hpp's Recompute: what lessons 01-05 run
-//       tuned, cache     CachedPredictor with fast::kernels()
+//       tuned, cache     CachedPredictor over ModelMatrices<TunedMatrix> (below): the
+//                        matrix products by OpenBLAS, the rest as the lesson does it
 //       tuned, no cache  RecomputeWith (below): Recompute with fast::kernels()
 //   sampler_for(path, settings)   a Picker: lesson 03's sample_next (temperature, top-k,
 //                        the plain softmax, exercise 03's top-p, exercise 02's draw), or
@@ -23,10 +24,34 @@
 #include "03_topk_topp/sampler.hpp"
 #include "06_kvcache/kv_cache.hpp"
 #include "bench_common.hpp"
+#include "fast/fast.hpp"
 #include "fast/top_k_top_p.hpp"
 #include "generate.hpp"
 
 namespace tang::bench {
+
+// A weight matrix multiplied by the tuned product (fast::matmul_forward, OpenBLAS): lesson
+// 06's cached forward over ModelMatrices<TunedMatrix> is the tuned cached step. Its
+// LayerNorm, GELU and attention stay the lesson's (a few percent of a step).
+struct TunedMatrix {
+  const float* weight;
+  std::size_t rows, cols;
+  void matmul(float* out, const float* inp, const float* bias, std::size_t N) const {
+    fast::matmul_forward(out, inp, weight, bias, N, cols, rows);
+  }
+};
+
+// Lesson 06's cached forward of one text on a path, the last position's logits.
+inline View<2> forward_with_cache_on(Path path, const GPT& model, std::span<const TokenId> tokens,
+                                     KVCache& cache, Activations& acts) {
+  KVCache* const caches[] = {&cache};
+  if (path == Path::kPlain) {
+    return forward_with_cache(model, ModelMatrices<>(model), tokens, caches, acts,
+                              LogitsFor::kLastPosition);
+  }
+  return forward_with_cache(model, ModelMatrices<TunedMatrix>(model), tokens, caches, acts,
+                            LogitsFor::kLastPosition);
+}
 
 // Recompute (common/generate.hpp) with any kernels: the whole context through forward().
 class RecomputeWith : public Predictor {
@@ -47,7 +72,8 @@ class RecomputeWith : public Predictor {
 };
 
 inline std::unique_ptr<Predictor> make_predictor(const GPT& model, Path path, bool use_cache) {
-  if (use_cache) return std::make_unique<CachedPredictor>(model, kernels_for(path));
+  if (use_cache && path == Path::kPlain) return std::make_unique<CachedPredictor<>>(model);
+  if (use_cache) return std::make_unique<CachedPredictor<ModelMatrices<TunedMatrix>>>(model);
   if (path == Path::kPlain) return std::make_unique<Recompute>(model);
   return std::make_unique<RecomputeWith>(model, fast::kernels());
 }

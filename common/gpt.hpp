@@ -8,7 +8,7 @@
 //
 // Nothing is remembered between calls: to write a text, a lesson calls
 // forward on the whole text again after every new character. Lesson 06 adds
-// the KV cache that removes that repeated work (lessons/06_kvcache/kv_cache.cpp
+// the KV cache that removes that repeated work (lessons/06_kvcache/kv_cache.hpp
 // is this file's forward with the cache added).
 //
 // Everything forward computes is kept in Activations, allocated once; the

@@ -45,16 +45,10 @@ CASES = [
     ("07b-no-beam-score", "07b", "lessons/07_verse/%s/beam_step.cpp",
      ("const double score = scores[b] + ", "const double score = "),
      "07_verse/lesson_07_verse", ["--section", "7"]),
-    ("08b-store-after", "08b", "lessons/08_many_poems/%s/batched_attention.cpp",
-     ("    std::copy(row + C, row + 2 * C, k_caches[b] + lengths[b] * C);\n"
-      "    std::copy(row + 2 * C, row + 3 * C, v_caches[b] + lengths[b] * C);\n"
-      "    weights.resize(NH * n);\n"
-      "    ops::attend(out + b * C, weights.data(), row, k_caches[b], v_caches[b], C, n, C, NH);\n",
-      "    weights.resize(NH * n);\n"
-      "    ops::attend(out + b * C, weights.data(), row, k_caches[b], v_caches[b], C, n, C, NH);\n"
-      "    std::copy(row + C, row + 2 * C, k_caches[b] + lengths[b] * C);\n"
-      "    std::copy(row + 2 * C, row + 3 * C, v_caches[b] + lengths[b] * C);\n"),
-     "08_many_poems/lesson_08_many_poems", ["--section", "8", "--batch", "4"]),
+    ("08b-truncate", "08b", "lessons/08_many_poems/%s/bf16_row.cpp",
+     ("(bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16", "bits >> 16"),
+     "08_many_poems/lesson_08_many_poems",
+     ["--section", "8", "--weights", "bf16", "--no-big-model"]),
 ]
 
 stubs = {}  # path -> the stub's text, to put back whatever happens

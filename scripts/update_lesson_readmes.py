@@ -14,7 +14,7 @@ Fills seven kinds of marked blocks in lessons/*/README.md and docs/README.md:
       from the file PATH, the lines from the first one containing TEXT to the end
       of that definition (the next line that is exactly "}" or "};")
   <!-- diff:kv_cache --> ... <!-- /diff -->
-      common/gpt.cpp's forward() next to lessons/06_kvcache/kv_cache.cpp's
+      common/gpt.cpp's forward() next to lessons/06_kvcache/kv_cache.hpp's
       forward_with_cache(), as a diff: what the KV cache adds
   <!-- run:PROGRAM ARGS... | FROM | COUNT --> ... <!-- /run -->
       what build/release/lessons/*/PROGRAM prints with ARGS: COUNT lines from the
@@ -91,8 +91,8 @@ def fill_diff(match):
     plain = definition("common/gpt.cpp", "View<2> forward(const GPTConfig& cfg")
     # the trainer's dropout lines (`if (dropout) ...`) never run when writing: left out
     plain = [line for line in plain if not line.lstrip().startswith("if (dropout)")]
-    cached = definition("lessons/06_kvcache/kv_cache.cpp", "View<2> forward_with_cache(const GPTConfig& cfg")
-    diff = difflib.unified_diff(plain, cached, "common/gpt.cpp", "lessons/06_kvcache/kv_cache.cpp",
+    cached = definition("lessons/06_kvcache/kv_cache.hpp", "View<2> forward_with_cache(const GPT& model, const Matrices& m")
+    diff = difflib.unified_diff(plain, cached, "common/gpt.cpp", "lessons/06_kvcache/kv_cache.hpp",
                                 n=100, lineterm="")
     body = "\n".join(list(diff)[2:])  # without the two file-name lines
     return f"<!-- diff:kv_cache -->\n```diff\n{body}\n```\n<!-- /diff -->"
@@ -142,15 +142,15 @@ READING = [
      ["lessons/05_acrostic/logit_mask.cpp", "lessons/05_acrostic/acrostic.cpp",
       "lessons/05_acrostic/exercise/qiyan_jueju.cpp"]),
     ("06 KV cache", "one cached decoding step, complete",
-     ["lessons/06_kvcache/kv_cache.hpp", "lessons/06_kvcache/kv_cache.cpp",
-      "lessons/06_kvcache/exercise/attention_with_cache.cpp", "common/ops.cpp"]),
+     ["lessons/06_kvcache/kv_cache.hpp", "lessons/06_kvcache/exercise/attention_with_cache.cpp",
+      "common/ops.cpp"]),
     ("07 regular verse", "the rules, the check (exercise 07a), the constraint, beam search (exercise 07b)",
      ["lessons/07_verse/verse_form.cpp", "lessons/07_verse/check_verse.cpp",
       "lessons/07_verse/exercise/line_tones.cpp", "lessons/07_verse/verse_constraint.cpp",
       "lessons/07_verse/beam_search.cpp", "lessons/07_verse/exercise/beam_step.cpp"]),
-    ("08 many poems", "one step for B poems (exercise 08b), the batch, int8 blocks (exercise 08a)",
-     ["lessons/08_many_poems/batched_forward.cpp", "lessons/08_many_poems/exercise/batched_attention.cpp",
-      "lessons/08_many_poems/batch_writer.cpp", "lessons/08_many_poems/exercise/quantize_row.cpp"]),
+    ("08 many poems", "the batch (lesson 06's cached forward over B caches), bf16 and int8 rows (exercises 08b, 08a)",
+     ["lessons/08_many_poems/batch_writer.cpp", "lessons/08_many_poems/stored_weights.hpp",
+      "lessons/08_many_poems/exercise/bf16_row.cpp", "lessons/08_many_poems/exercise/quantize_row.cpp"]),
 ]
 
 
@@ -160,7 +160,7 @@ READING = [
 # every header whose structs they use.
 STEP_PATH = [
     "common/generate.hpp", "common/generate.cpp",
-    "lessons/06_kvcache/kv_cache.hpp", "lessons/06_kvcache/kv_cache.cpp",
+    "lessons/06_kvcache/kv_cache.hpp",
     "lessons/06_kvcache/exercise/attention_with_cache.hpp",
     "lessons/06_kvcache/attention_with_cache_switch.cpp",
     "lessons/06_kvcache/exercise/attention_with_cache.cpp",

@@ -1,7 +1,8 @@
 // batched_test: lesson 08's batched decoding (lessons/08_many_poems/).
 //
-// forward_batch against lesson 06's forward_with_cache, row by row and bit for
-// bit, for poems at different positions; write_batched against the poems
+// lesson 06's cached forward over B caches (one character each) against the
+// same forward for one text, row by row and bit for bit, for poems at different
+// positions and in every weight format's fp32 twin; write_batched against the poems
 // written one at a time, with and without a shared opening; the shared
 // opening's cache against prefilling each poem; the quality measure of the
 // fp32 weights against themselves. On the shipped model (skipped when missing).
@@ -17,7 +18,6 @@
 #include "06_kvcache/kv_cache.hpp"
 #include "08_many_poems/batch_writer.hpp"
 #include "08_many_poems/big_model.hpp"
-#include "08_many_poems/batched_forward.hpp"
 #include "08_many_poems/weight_quality.hpp"
 #include "checkpoint.hpp"
 #include "generate.hpp"
@@ -27,7 +27,7 @@ namespace {
 
 using namespace tang;
 
-TEST(ForwardBatch, EachRowIsLesson06sCachedStepBitForBit) {
+TEST(ForwardOverCaches, EachRowIsTheTextsOwnCachedStepBitForBit) {
   NEED_SHIPPED_MODEL();
   const Tokenizer& tok = model.tokenizer();
   const std::vector<std::string> texts = {"\n春风", "\n白日依山尽，黄河", "\n月",
@@ -47,17 +47,26 @@ TEST(ForwardBatch, EachRowIsLesson06sCachedStepBitForBit) {
     expected.emplace_back(z.data(), z.data() + z.size());
     last.push_back(ids.back());
   }
-  BatchScratch scratch(model.config(), 8);
+  Activations batch = step_activations(model.config(), 8);
   std::vector<KVCache*> caches;
   for (auto& c : ours) caches.push_back(c.get());
-  const View<2> z = forward_batch(model, fp32, last, caches, scratch);
+  const View<2> z = forward_with_cache(model, fp32, last, caches, batch, LogitsFor::kLastPosition);
   const std::size_t V = model.config().vocab_size;
   for (std::size_t b = 0; b < texts.size(); ++b) {
     EXPECT_EQ(std::memcmp(z.data() + b * V, expected[b].data(), V * sizeof(float)), 0) << texts[b];
     EXPECT_EQ(caches[b]->length, tok.encode(texts[b]).size());
   }
-  EXPECT_THROW(forward_batch(model, fp32, std::vector<TokenId>(9, 1),
-                             std::vector<KVCache*>(9, caches[0]), scratch),
+  // nine rows do not fit activations for eight
+  EXPECT_THROW(
+      forward_with_cache(model, fp32, std::vector<TokenId>(9, 1),
+                         std::vector<KVCache*>(9, caches[0]), batch, LogitsFor::kLastPosition),
+      std::invalid_argument);
+  // a full cache has no room for one more position
+  KVCache full(model.config());
+  full.length = model.config().block_size;
+  const std::vector<KVCache*> with_full = {caches[0], &full};
+  EXPECT_THROW(forward_with_cache(model, fp32, std::vector<TokenId>(2, 1), with_full, batch,
+                                  LogitsFor::kLastPosition),
                std::invalid_argument);
 }
 
@@ -105,7 +114,7 @@ TEST(SharedOpening, ACopiedCacheGivesTheSameLogitsAsItsOwnPrefill) {
   KVCache shared(model.config());
   forward_with_cache(model, ids, 0, shared, acts);
   const StoredWeights fp32(model, WeightFormat::kFp32);
-  BatchScratch scratch(model.config(), 4);
+  Activations scratch = step_activations(model.config(), 4);
   std::vector<KVCache> copies(3, shared), own;
   std::vector<KVCache*> caches;
   for (int b = 0; b < 3; ++b) {
@@ -114,11 +123,13 @@ TEST(SharedOpening, ACopiedCacheGivesTheSameLogitsAsItsOwnPrefill) {
   }
   for (auto& c : copies) caches.push_back(&c);
   const std::vector<TokenId> next = {1, 2, 3};
-  const View<2> from_copies = forward_batch(model, fp32, next, caches, scratch);
+  const View<2> from_copies =
+      forward_with_cache(model, fp32, next, caches, scratch, LogitsFor::kLastPosition);
   const std::vector<float> a(from_copies.data(), from_copies.data() + from_copies.size());
   caches.clear();
   for (auto& c : own) caches.push_back(&c);
-  const View<2> from_own = forward_batch(model, fp32, next, caches, scratch);
+  const View<2> from_own =
+      forward_with_cache(model, fp32, next, caches, scratch, LogitsFor::kLastPosition);
   EXPECT_EQ(std::memcmp(a.data(), from_own.data(), a.size() * sizeof(float)), 0);
 }
 

@@ -50,7 +50,9 @@ TEST(DistributionTable, RanksTheTopCharactersAtThreeTemperatures) {
   double total_one = 0.0;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     total_one += rows[i].one;
-    if (i > 0) EXPECT_LE(rows[i].one, rows[i - 1].one) << "ranked by p at T = 1, row " << i + 1;
+    if (i > 0) {
+      EXPECT_LE(rows[i].one, rows[i - 1].one) << "ranked by p at T = 1, row " << i + 1;
+    }
   }
   EXPECT_LE(total_one, 1.0 + 1e-5) << "shares of one distribution";
   // the favourite gets more at a lower temperature, less at a higher one

@@ -231,8 +231,8 @@ def write_chars(model, n, use_cache, temperature=0.8, top_k=20, seed=42, first=0
 #   with no seed left, the last poem's cache rows are moved into it, so that the active
 #   poems are always slots 0 .. n-1 and the step works on a view of the cache, no gather.
 # - the work per character: the same matrix products, B rows at a time (one gemm per weight
-#   matrix, as forward_batch). The attention is batched over the longest poem in flight,
-#   the shorter ones masked (forward_batch attends each poem over its own length: here at
+#   matrix, as lesson 08's batched step). The attention is batched over the longest poem in flight,
+#   the shorter ones masked (lesson 08 attends each poem over its own length: here at
 #   most (longest - own length) positions more, a few thousand multiply-adds against the 1.7
 #   million of the weights). The sampling is the same per row (temperature, the top 20 of
 #   the full vocabulary, softmax, one coin), done for the whole batch at once (torch.topk

@@ -14,7 +14,7 @@ TimedText write_chars(const GPT& model, bool use_cache, std::size_t n,
                       const SamplingSettings& settings, std::uint64_t seed) {
   std::unique_ptr<Predictor> predictor;
   if (use_cache) {
-    predictor = std::make_unique<CachedPredictor>(model);
+    predictor = std::make_unique<CachedPredictor<>>(model);
   } else {
     predictor = std::make_unique<Recompute>(model);
   }

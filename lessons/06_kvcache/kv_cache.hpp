@@ -13,15 +13,23 @@
 //   cache   keys and values of positions 0 .. start-1 (cache.length == start);
 //           each layer appends those of the new positions
 //
-// kv_cache.cpp is common/gpt.cpp's forward with the cache added; every
-// changed line is marked "// NEW". Its two new steps are exercise 06a.
+// That call runs the one cached forward below, forward_with_cache(model,
+// matrices, tokens, caches, acts): common/gpt.cpp's forward with the cache
+// added, every changed line marked "// NEW". It takes B texts, each with its own
+// cache, so that lesson 08 writes many poems in one step with this same code,
+// and its weight matrices as a parameter (the model's own float32 here; lesson
+// 08's bf16 and int8). Its two new steps inside each layer are exercise 06a.
 #pragma once
 
+#include <algorithm>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
+#include "06_kvcache/exercise/attention_with_cache.hpp"  // exercise 06a
 #include "generate.hpp"
 #include "gpt.hpp"
+#include "ops.hpp"
 
 namespace tang {
 
@@ -36,13 +44,117 @@ struct KVCache {
 // Bytes of cache one position costs: 2 (k and v) x layers x dims x 4 bytes.
 std::size_t kv_cache_bytes_per_position(const GPTConfig& config);
 
-// Returns the logits of the new positions: (T, V), or (1, V) for the last one.
-// Throws std::invalid_argument when start != cache.length or the text does not fit.
-View<2> forward_with_cache(const GPTConfig& config, const GPTWeights& weights,
-                           std::span<const TokenId> tokens, std::size_t start, KVCache& cache,
-                           Activations& acts, const Kernels& kernels, LogitsFor which);
+// One weight matrix W (rows x cols, a row per output), multiplied as every
+// lesson before does: out (N, rows) = inp (N, cols) @ W^T + bias.
+struct Fp32Matrix {
+  const float* weight;
+  std::size_t rows, cols;
+  void matmul(float* out, const float* inp, const float* bias, std::size_t N) const {
+    ops::matmul_forward(out, inp, weight, bias, N, cols, rows);
+  }
+};
 
-// The lesson's call: plain kernels (common/ops.hpp).
+// The matrices a step multiplies by, the model's own floats used in place.
+// Lesson 08's StoredWeights has the same shape (layers[l].qkv ..., output) and
+// stores them in bf16 or int8; the benchmarks pass a tuned Matrix (BLAS).
+template <class Matrix = Fp32Matrix>
+struct ModelMatrices {
+  explicit ModelMatrices(const GPT& model)
+      : output{model.weights().wte, model.config().vocab_size, model.config().n_embd} {
+    const std::size_t C = model.config().n_embd;
+    for (const LayerWeights& w : model.weights().layers) {
+      layers.push_back({Matrix{w.qkv_w, 3 * C, C}, Matrix{w.attn_proj_w, C, C},
+                        Matrix{w.fc_w, 4 * C, C}, Matrix{w.fc_proj_w, C, 4 * C}});
+    }
+  }
+  struct Layer {
+    Matrix qkv, attn_proj, fc, fc_proj;
+  };
+  std::vector<Layer> layers;
+  Matrix output;  // the tied output layer: wte (V, C)
+};
+
+// Activations for a cached step of up to `rows` new positions in all (B texts
+// x T characters each), with room for every row's logits.
+Activations step_activations(const GPTConfig& config, std::size_t rows);
+
+// tokens (B, T): T new characters for each of B texts, text b at positions
+// caches[b]->length onwards. Returns the logits (B*T, V), or with
+// kLastPosition those of each text's last new character: (1, V) for one text,
+// (B, V) for B texts of one character each. Throws std::invalid_argument when
+// the text does not fit its cache or the activations, or a token is out of range.
+template <class Matrices>
+View<2> forward_with_cache(const GPT& model, const Matrices& m, std::span<const TokenId> tokens,
+                           std::span<KVCache* const> caches,  // NEW: B caches, one per text
+                           Activations& a, LogitsFor which) {
+  const GPTConfig& cfg = model.config();
+  const GPTWeights& w = model.weights();
+  const std::size_t B = caches.size(), N = tokens.size(), C = cfg.n_embd, V = cfg.vocab_size,
+                    NH = cfg.n_head;
+  const std::size_t T = B == 0 ? 0 : N / B;  // new characters per text
+  if (T == 0 || N != B * T) throw std::invalid_argument("forward_with_cache: no tokens");
+  if (N > a.encoded.shape(0))
+    throw std::invalid_argument("forward_with_cache: more rows than the activations hold");
+  for (const KVCache* cache : caches) {                                                 // NEW
+    if (cache->length + T > cfg.block_size)                                             // NEW
+      throw std::invalid_argument("forward_with_cache: text longer than the context");  // NEW
+  }
+  for (TokenId id : tokens) {
+    if (id < 0 || static_cast<std::size_t>(id) >= V)
+      throw std::invalid_argument("forward_with_cache: token id out of range");
+  }
+  if (which == LogitsFor::kLastPosition && B > 1 && T > 1)
+    throw std::invalid_argument("forward_with_cache: last logits of B texts: one character each");
+  const std::size_t first = which == LogitsFor::kLastPosition && B == 1 ? T - 1 : 0;
+  const std::size_t rows = N - first;  // the logits returned
+  if (rows > a.logits.shape(0))
+    throw std::invalid_argument(
+        "forward_with_cache: no room for these logits (Keep::kEverything or step_activations)");
+
+  // NEW: text b's new characters sit at positions start .. start+T-1, not 0 .. T-1
+  std::vector<std::size_t> start(B);  // NEW: (B) what each cache holds
+  for (std::size_t b = 0; b < B; ++b) {
+    start[b] = caches[b]->length;
+    embed_with_offset(a.encoded.data() + b * T * C, tokens.data() + b * T, T, start[b], w.wte,
+                      w.wpe, C);
+  }
+  const float* x = a.encoded.data();  // (N, C) the residual stream entering each block
+  for (std::size_t l = 0; l < cfg.n_layer; ++l) {
+    const LayerWeights& lw = w.layers[l];
+    const auto& lm = m.layers[l];  // NEW: this layer's matrices, in the caller's format
+    Activations::Layer& L = a.layers[l];
+    // attention half: residual2 = x + proj(attention(ln_1(x)))
+    ops::layernorm_forward(L.ln1.data(), L.ln1_mean.data(), L.ln1_rstd.data(), x, lw.ln1_w,
+                           lw.ln1_b, N, C);
+    lm.qkv.matmul(L.qkv.data(), L.ln1.data(), lw.qkv_b, N);
+    // NEW: each text appends this layer's new keys and values to its own cache,
+    // then each of its new queries attends over every position so far (exercise 06a)
+    for (std::size_t b = 0; b < B; ++b) {
+      attention_with_cache(L.atty.data() + b * T * C, L.qkv.data() + b * T * 3 * C,
+                           &caches[b]->k(l, 0, 0), &caches[b]->v(l, 0, 0), start[b], T, C, NH);
+    }
+    lm.attn_proj.matmul(L.residual2.data(), L.atty.data(), lw.attn_proj_b, N);
+    ops::residual_forward(L.residual2.data(), x, L.residual2.data(), N * C);
+    // MLP half: residual3 = residual2 + proj(gelu(fc(ln_2(residual2))))
+    ops::layernorm_forward(L.ln2.data(), L.ln2_mean.data(), L.ln2_rstd.data(), L.residual2.data(),
+                           lw.ln2_w, lw.ln2_b, N, C);
+    lm.fc.matmul(L.fch.data(), L.ln2.data(), lw.fc_b, N);
+    ops::gelu_forward(L.fch_gelu.data(), L.fch.data(), N * 4 * C);
+    lm.fc_proj.matmul(L.residual3.data(), L.fch_gelu.data(), lw.fc_proj_b, N);
+    ops::residual_forward(L.residual3.data(), L.residual2.data(), L.residual3.data(), N * C);
+    x = L.residual3.data();
+  }
+  for (KVCache* cache : caches) cache->length += T;  // NEW: each cache holds T more positions
+
+  // final LayerNorm, then the tied output layer: logits = ln_f(x) @ wte^T
+  ops::layernorm_forward(a.lnf.data(), a.lnf_mean.data(), a.lnf_rstd.data(), x, w.lnf_w, w.lnf_b, N,
+                         C);
+  m.output.matmul(a.logits.data(), a.lnf.data() + first * C, nullptr, rows);
+  return view_of<2>(a.logits.data(), {rows, V});
+}
+
+// The lesson's call: one text, the model's own float32 matrices. Throws
+// std::invalid_argument when start != cache.length.
 View<2> forward_with_cache(const GPT& model, std::span<const TokenId> tokens, std::size_t start,
                            KVCache& cache, Activations& acts,
                            LogitsFor which = LogitsFor::kLastPosition);
@@ -53,15 +165,36 @@ View<2> forward_with_cache(const GPT& model, std::span<const TokenId> tokens, st
 // every position shifts by one: the cached keys and values no longer belong
 // to their positions, and the cache is rebuilt from the cropped window (the
 // same logits as Recompute gives, at the cost of one prefill per step).
+template <class Matrices = ModelMatrices<>>
 class CachedPredictor : public Predictor {
  public:
-  explicit CachedPredictor(const GPT& model, const Kernels& kernels = kPlainKernels);
-  std::span<const float> next_logits(std::span<const TokenId> context) override;
+  explicit CachedPredictor(const GPT& model) : CachedPredictor(model, Matrices(model)) {}
+  CachedPredictor(const GPT& model, Matrices matrices)
+      : model_(model),
+        matrices_(std::move(matrices)),
+        cache_(model.config()),
+        acts_(model.config()) {
+    seen_.reserve(model.config().block_size);
+  }
+
+  std::span<const float> next_logits(std::span<const TokenId> context) override {
+    if (context.empty()) throw std::invalid_argument("next_logits: empty context");
+    const std::span<const TokenId> window = crop_to_context(context, model_.config().block_size);
+    // Reuse the cache only if it holds a prefix of this very window.
+    const bool cache_is_prefix =
+        seen_.size() < window.size() && std::equal(seen_.begin(), seen_.end(), window.begin());
+    if (!cache_is_prefix) cache_.length = 0, seen_.clear();
+    KVCache* const caches[] = {&cache_};
+    const auto logits = forward_with_cache(model_, matrices_, window.subspan(cache_.length), caches,
+                                           acts_, LogitsFor::kLastPosition);
+    seen_.assign(window.begin(), window.end());
+    return require_finite({logits.data(), logits.size()});
+  }
   const KVCache& cache() const { return cache_; }
 
  private:
   const GPT& model_;
-  const Kernels& kernels_;
+  Matrices matrices_;
   KVCache cache_;
   Activations acts_;
   std::vector<TokenId> seen_;  // the window the cache holds

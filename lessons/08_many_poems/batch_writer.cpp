@@ -5,7 +5,6 @@
 
 #include "03_topk_topp/sampler.hpp"  // lesson 03
 #include "06_kvcache/kv_cache.hpp"   // lesson 06
-#include "08_many_poems/batched_forward.hpp"
 #include "errors.hpp"
 #include "generate.hpp"  // require_finite
 #include "rng.hpp"
@@ -21,6 +20,23 @@ struct Poem {
   std::vector<TokenId> written;
   TokenId next = 0;  // the character to feed at the next step
 };
+
+// One step for every poem in flight: each one's next character, at its own
+// position, through lesson 06's cached forward over all their caches at once.
+// Returns the logits (B, V), row b for poem b; records the step's work.
+View<2> batched_step(const GPT& model, const StoredWeights& weights, std::vector<Poem>& active,
+                     Activations& acts, std::vector<StepWork>& work) {
+  std::vector<TokenId> tokens;   // (B) one new character per poem
+  std::vector<KVCache*> caches;  // (B) each poem's own cache
+  StepWork step{active.size(), active.size(), 0, active.size()};
+  for (Poem& p : active) {
+    tokens.push_back(p.next);
+    caches.push_back(p.cache.get());
+    step.keys += p.cache->length + 1;  // its cache and its new position
+  }
+  work.push_back(step);
+  return forward_with_cache(model, weights, tokens, caches, acts, LogitsFor::kLastPosition);
+}
 
 }  // namespace
 
@@ -46,7 +62,7 @@ BatchedPoems write_batched(const GPT& model, const StoredWeights& weights,
 
   BatchedPoems out;
   out.poems.resize(seeds.size());
-  BatchScratch scratch(model.config(), batch);
+  Activations acts = step_activations(model.config(), batch);  // B rows, B rows of logits
   std::deque<std::size_t> waiting;
   for (std::size_t i = 0; i < seeds.size(); ++i) waiting.push_back(i);
   std::vector<Poem> active;
@@ -59,16 +75,7 @@ BatchedPoems write_batched(const GPT& model, const StoredWeights& weights,
       active.push_back(
           Poem{i, Rng(seeds[i]), std::make_unique<KVCache>(shared), {}, prompt.back()});
     }
-    std::vector<TokenId> tokens;
-    std::vector<KVCache*> caches;
-    StepWork work{active.size(), active.size(), 0, active.size()};
-    for (Poem& p : active) {
-      tokens.push_back(p.next);
-      caches.push_back(p.cache.get());
-      work.keys += p.cache->length + 1;  // its cache and its new position
-    }
-    out.work.push_back(work);
-    const View<2> all = forward_batch(model, weights, tokens, caches, scratch);  // (B, V)
+    const View<2> all = batched_step(model, weights, active, acts, out.work);  // (B, V)
     ++out.steps;
     const std::size_t V = model.config().vocab_size;
     std::vector<Poem> still;

@@ -31,7 +31,7 @@ BatchedStep::BatchedStep(const GPT& model, const StoredWeights& weights, std::si
       cached_(cached),
       settings_(settings),
       caches_(B, KVCache(model.config())),
-      scratch_(model.config(), B),
+      acts_(step_activations(model.config(), B)),
       tokens_(B, 1) {
   if (cached >= model.config().block_size)
     throw std::invalid_argument("BatchedStep: the caches must have room for one more position");
@@ -41,7 +41,8 @@ BatchedStep::BatchedStep(const GPT& model, const StoredWeights& weights, std::si
 void BatchedStep::run() {
   const std::size_t V = model_.config().vocab_size;
   for (KVCache& cache : caches_) cache.length = cached_;
-  const View<2> all = forward_batch(model_, weights_, tokens_, pointers_, scratch_);  // (B, V)
+  const View<2> all =
+      forward_with_cache(model_, weights_, tokens_, pointers_, acts_, LogitsFor::kLastPosition);
   for (std::size_t b = 0; b < tokens_.size(); ++b) {
     logits_.assign(all.data() + b * V, all.data() + (b + 1) * V);
     tokens_[b] = sample_next(logits_, settings_, rng_);

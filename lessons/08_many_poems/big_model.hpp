@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "06_kvcache/kv_cache.hpp"
-#include "08_many_poems/batched_forward.hpp"
 #include "08_many_poems/stored_weights.hpp"
 #include "gpt.hpp"
 #include "rng.hpp"
@@ -30,7 +29,7 @@ class BatchedStep {
  public:
   BatchedStep(const GPT& model, const StoredWeights& weights, std::size_t B, std::size_t cached,
               const SamplingSettings& settings);
-  // forward_batch and one draw per text, the caches set back to `cached` first.
+  // lesson 06's cached forward and one draw per text, the caches set back to `cached` first.
   void run();
 
  private:
@@ -40,7 +39,7 @@ class BatchedStep {
   SamplingSettings settings_;
   std::vector<KVCache> caches_;
   std::vector<KVCache*> pointers_;
-  BatchScratch scratch_;
+  Activations acts_;  // B rows
   std::vector<TokenId> tokens_;
   std::vector<float> logits_;
   Rng rng_{1};

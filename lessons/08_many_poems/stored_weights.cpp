@@ -22,6 +22,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "08_many_poems/exercise/bf16_row.hpp"
 #include "08_many_poems/exercise/quantize_row.hpp"
 #include "ops.hpp"
 
@@ -123,17 +124,8 @@ void fp32_matmul(float* out, const float* inp, const float* weight, std::size_t 
 
 // --- bf16 --------------------------------------------------------------------
 
-std::uint16_t bf16_from_float(float f) {
-  const std::uint32_t bits = std::bit_cast<std::uint32_t>(f);
-  // NaN stays NaN, made quiet (its payload may lie in the 16 bits dropped): the
-  // rounding below would carry it into infinity, or past the sign bit to 0.
-  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x40u);
-  // Round to nearest, ties to even: add just under half of what is dropped, plus
-  // the lowest bit kept. A carry may run into the exponent: that is the rounding
-  // up to the next power of two, or from beyond the largest bf16 to infinity.
-  return static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
-}
-
+// The bf16 weights are rounded from float32 by exercise 08b (round_to_bf16);
+// widening one back is exact: its 16 bits become the top half of a float32.
 float float_from_bf16(std::uint16_t h) {
   return std::bit_cast<float>(std::uint32_t{h} << 16);
 }
@@ -357,7 +349,8 @@ StoredMatrix::StoredMatrix(const float* fp32, std::size_t rows, std::size_t cols
       break;
     case WeightFormat::kBf16:
       bf16_.resize(rows * cols);
-      for (std::size_t i = 0; i < rows * cols; ++i) bf16_[i] = bf16_from_float(fp32[i]);
+      for (std::size_t r = 0; r < rows; ++r)  // exercise 08b, a row at a time
+        round_to_bf16(fp32 + r * cols, cols, bf16_.data() + r * cols);
       break;
     case WeightFormat::kInt8: {
       // rows in whole blocks of 32: a width that is not a multiple (80) is

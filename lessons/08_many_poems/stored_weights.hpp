@@ -2,12 +2,13 @@
 //
 // A cached decoding step reads every weight matrix once (lesson 06): 6.8 MB of
 // float32 for our model, however little arithmetic it does with them. Fewer
-// bytes per weight is the other way past that floor (the first is batching,
-// batched_forward.hpp):
+// bytes per weight is the other way past that floor (the first is batching:
+// lesson 06's cached forward over B caches):
 //
 //   fp32  4 bytes a weight: the shipped checkpoint, as lessons 01-07 use it
 //   bf16  2 bytes: the top half of the float32 (8 exponent bits, 7 mantissa
-//         bits), rounded to nearest even; turned back into float32 to multiply
+//         bits), rounded to nearest even (exercise 08b); turned back into
+//         float32 to multiply
 //   int8  about 1.1 bytes: each block of 32 weights of a row as 32 int8 values
 //         and one float scale (exercise 08a; like llama.cpp's Q8_0); a row
 //         whose width is not a multiple of 32 is padded with zero weights

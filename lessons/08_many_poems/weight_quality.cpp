@@ -7,7 +7,6 @@
 #include <stdexcept>
 
 #include "06_kvcache/kv_cache.hpp"
-#include "08_many_poems/batched_forward.hpp"
 #include "errors.hpp"
 
 namespace tang {
@@ -35,7 +34,7 @@ WeightQuality compare_with_fp32(const GPT& model, const StoredWeights& fp32,
       throw std::invalid_argument("compare_with_fp32: a poem of " + std::to_string(poem.size()) +
                                   " ids does not fit the context");
   }
-  BatchScratch ours(cfg, batch), theirs(cfg, batch);
+  Activations ours = step_activations(cfg, batch), theirs = step_activations(cfg, batch);
   WeightQuality q;
   double loss = 0.0, fp32_loss = 0.0, kl = 0.0;
   std::size_t same = 0;
@@ -60,8 +59,10 @@ WeightQuality compare_with_fp32(const GPT& model, const StoredWeights& fp32,
         k.push_back(c[b].get());
       }
       if (rows.empty()) break;
-      const View<2> z32 = forward_batch(model, fp32, tokens, k32, theirs);  // (n, V)
-      const View<2> z = forward_batch(model, weights, tokens, k, ours);
+      const View<2> z32 =
+          forward_with_cache(model, fp32, tokens, k32, theirs, LogitsFor::kLastPosition);  // (n, V)
+      const View<2> z =
+          forward_with_cache(model, weights, tokens, k, ours, LogitsFor::kLastPosition);
       for (std::size_t r = 0; r < rows.size(); ++r) {
         const auto target = static_cast<std::size_t>(poems[first + rows[r]][t + 1]);
         probabilities(z32.data() + r * V, V, p32);

@@ -2,7 +2,7 @@
 //
 // Both models read the same held-out poems character by character (teacher
 // forcing: each step feeds the poem's own next character, whatever the model
-// predicted), B poems at a time with batched_forward. At every position:
+// predicted), B poems at a time through lesson 06's cached forward. At every position:
 //   loss       -ln p(the poem's next character), in nats (the held-out loss)
 //   KL         sum_i p32_i ln(p32_i / p_i): how far the whole distribution moved
 //              from fp32's (0 for identical ones), in nats

@@ -1,143 +1,125 @@
-// exercise_08b_test: EXERCISE 08b, one attention step for many sequences
-// (lessons/08_many_poems/exercise/batched_attention.cpp).
+// exercise_08b_test: EXERCISE 08b, a row of float32 rounded to bfloat16
+// (lessons/08_many_poems/exercise/bf16_row.cpp).
 //
 //   ctest --preset yours -L '^yours_08b$'    your code
 //   ctest --preset release -L exercise_08b    the reference solution
 //
-// B random sequences at different lengths: each one's caches hold the keys and
-// values of its earlier positions, the step gets its new position, and the
-// output row must be the SAME BITS as full causal attention over that whole
-// sequence at once (ops::attention_forward): both call ops::attend over the
-// same keys and values in the same order. The new key and value must land in
-// row lengths[b] of the sequence's own caches, and nothing else may change.
+// Hand-picked bit patterns first, one rule of the comment each (values a
+// bfloat16 holds exactly, rounding down and up, ties to even, the carry into
+// the exponent, infinity, NaN, signs), each answer written out; then random
+// rows against the bound the comment promises. Failures print the bits in hex.
 
 #include <gtest/gtest.h>
 
-#include <cstring>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <random>
+#include <string>
 #include <vector>
 
-#include "08_many_poems/exercise/batched_attention.hpp"
-#include "number_text.hpp"
-#include "ops.hpp"
-#include "rng.hpp"
+#include "08_many_poems/exercise/bf16_row.hpp"
 
 namespace {
 
-using tang::batched_attention;
+using tang::round_to_bf16;
 
-constexpr std::size_t C = 16, NH = 4, T_MAX = 32;
-
-struct Batch {
-  std::vector<std::size_t> lengths;  // (B) positions cached before the step
-  std::vector<std::vector<float>>
-      sequence;                          // (B) each (lengths[b] + 1, 3C): q | k | v per position
-  std::vector<std::vector<float>> k, v;  // (B) each cache (T_MAX, C)
-  std::vector<float> qkv;                // (B, 3C) the new rows
-  std::vector<float> expected;           // (B, C) full attention's last row
-};
-
-// Caches filled with rows 0 .. length-1; past them a marker that must stay.
-constexpr float kUntouched = -12345.0f;
-
-Batch random_batch(const std::vector<std::size_t>& lengths, std::uint64_t seed) {
-  tang::Rng rng(seed);
-  Batch b;
-  b.lengths = lengths;
-  const std::size_t B = lengths.size();
-  b.qkv.resize(B * 3 * C);
-  b.expected.resize(B * C);
-  for (std::size_t s = 0; s < B; ++s) {
-    const std::size_t n = lengths[s] + 1;
-    std::vector<float> seq(n * 3 * C);
-    for (float& x : seq) x = rng.normal();
-    std::vector<float> k(T_MAX * C, kUntouched), v(T_MAX * C, kUntouched);
-    for (std::size_t t = 0; t < lengths[s]; ++t) {
-      std::memcpy(&k[t * C], &seq[t * 3 * C + C], C * sizeof(float));
-      std::memcpy(&v[t * C], &seq[t * 3 * C + 2 * C], C * sizeof(float));
-    }
-    std::memcpy(&b.qkv[s * 3 * C], &seq[lengths[s] * 3 * C], 3 * C * sizeof(float));
-    std::vector<float> out(n * C), att(NH * n * n);
-    tang::ops::attention_forward(out.data(), att.data(), seq.data(), 1, n, C, NH);
-    std::memcpy(&b.expected[s * C], &out[lengths[s] * C], C * sizeof(float));
-    b.sequence.push_back(seq);
-    b.k.push_back(k);
-    b.v.push_back(v);
-  }
-  return b;
+std::string hex(std::uint32_t bits, int digits) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%0*X", digits, bits);
+  return text;
 }
 
-void run(Batch& b, std::vector<float>& out) {
-  std::vector<float*> k, v;
-  for (std::size_t s = 0; s < b.lengths.size(); ++s)
-    k.push_back(b.k[s].data()), v.push_back(b.v[s].data());
-  out.assign(b.lengths.size() * C, 0.0f);
-  batched_attention(out.data(), b.qkv.data(), k.data(), v.data(), b.lengths.data(),
-                    b.lengths.size(), C, NH);
+// The bf16 of the float whose bits are `bits`, rounded alone, as hex.
+std::string rounded(std::uint32_t bits) {
+  const float x = std::bit_cast<float>(bits);
+  std::uint16_t out = 0xBEEF;
+  round_to_bf16(&x, 1, &out);
+  return hex(out, 4);
 }
 
-TEST(Exercise08b, EachRowIsFullAttentionOverItsOwnSequenceBitForBit) {
-  Batch b = random_batch({0, 5, 1, 17, 30, 5}, 1);
-  std::vector<float> out;
-  run(b, out);
-  for (std::size_t s = 0; s < b.lengths.size(); ++s) {
-    for (std::size_t i = 0; i < C; ++i) {
-      ASSERT_EQ(std::memcmp(&out[s * C + i], &b.expected[s * C + i], sizeof(float)), 0)
-          << "sequence " << s << " (length " << b.lengths[s] << "), channel " << i << ": got "
-          << tang::testing::exact(out[s * C + i]) << ", full attention gives "
-          << tang::testing::exact(b.expected[s * C + i]);
-    }
+// Each pair: the float32 bits in, the bf16 bits that must come out.
+void expect_all(const std::vector<std::pair<std::uint32_t, std::uint16_t>>& cases,
+                const std::string& rule) {
+  for (const auto& [in, out] : cases) {
+    EXPECT_EQ(rounded(in), hex(out, 4))
+        << rule << ": float32 " << hex(in, 8) << " (" << std::bit_cast<float>(in) << ")";
   }
 }
 
-TEST(Exercise08b, TheNewKeyAndValueGoToRowLengthOfTheirOwnCache) {
-  Batch b = random_batch({3, 0, 9}, 2);
-  std::vector<float> out;
-  run(b, out);
-  for (std::size_t s = 0; s < b.lengths.size(); ++s) {
-    const std::size_t L = b.lengths[s];
-    for (std::size_t i = 0; i < C; ++i) {
-      EXPECT_EQ(b.k[s][L * C + i], b.sequence[s][L * 3 * C + C + i]) << "key, sequence " << s;
-      EXPECT_EQ(b.v[s][L * C + i], b.sequence[s][L * 3 * C + 2 * C + i]) << "value, sequence " << s;
-    }
-    for (std::size_t t = 0; t < L; ++t) {  // the rows before it are unchanged
-      for (std::size_t i = 0; i < C; ++i) {
-        EXPECT_EQ(b.k[s][t * C + i], b.sequence[s][t * 3 * C + C + i]);
-        EXPECT_EQ(b.v[s][t * C + i], b.sequence[s][t * 3 * C + 2 * C + i]);
-      }
-    }
-    for (std::size_t t = L + 1; t < T_MAX; ++t) {  // and nothing past it is written
-      for (std::size_t i = 0; i < C; ++i) {
-        ASSERT_EQ(b.k[s][t * C + i], kUntouched) << "sequence " << s << " key row " << t;
-        ASSERT_EQ(b.v[s][t * C + i], kUntouched) << "sequence " << s << " value row " << t;
-      }
-    }
-  }
+TEST(Exercise08b, ValuesABf16HoldsExactlyKeepTheirTopHalf) {
+  expect_all({{0x3F800000, 0x3F80},   // 1
+              {0xC0000000, 0xC000},   // -2
+              {0x3E200000, 0x3E20},   // 0.15625
+              {0x00000000, 0x0000},   // 0
+              {0x80000000, 0x8000},   // -0 keeps its sign
+              {0x00010000, 0x0001}},  // a subnormal
+             "nothing is dropped, so nothing rounds");
 }
 
-TEST(Exercise08b, ABatchOfOneIsTheSingleSequenceStep) {
-  for (std::size_t length : {0u, 1u, 7u, 31u}) {
-    Batch b = random_batch({length}, 3 + length);
-    std::vector<float> out;
-    run(b, out);
-    EXPECT_EQ(std::memcmp(out.data(), b.expected.data(), C * sizeof(float)), 0)
-        << "length " << length;
-  }
+TEST(Exercise08b, BelowHalfwayRoundsDownAboveRoundsUp) {
+  expect_all({{0x3F807FFF, 0x3F80}, {0x3F800001, 0x3F80}, {0xBF807FFF, 0xBF80}},
+             "the dropped half is below 0x8000: down (toward zero)");
+  expect_all({{0x3F808001, 0x3F81}, {0x3F80FFFF, 0x3F81}, {0xBF808001, 0xBF81}},
+             "the dropped half is above 0x8000: up (away from zero)");
 }
 
-TEST(Exercise08b, TheOrderOfTheSequencesDoesNotMatter) {
-  Batch b = random_batch({4, 12, 0, 8}, 5);
-  Batch reversed = random_batch({8, 0, 12, 4}, 5);  // other numbers: rebuild from b's reversed
-  reversed.lengths = {b.lengths.rbegin(), b.lengths.rend()};
-  reversed.sequence = {b.sequence.rbegin(), b.sequence.rend()};
-  reversed.k = {b.k.rbegin(), b.k.rend()};
-  reversed.v = {b.v.rbegin(), b.v.rend()};
-  for (std::size_t s = 0; s < 4; ++s)
-    std::memcpy(&reversed.qkv[s * 3 * C], &b.qkv[(3 - s) * 3 * C], 3 * C * sizeof(float));
-  std::vector<float> out, out_reversed;
-  run(b, out);
-  run(reversed, out_reversed);
-  for (std::size_t s = 0; s < 4; ++s) {
-    EXPECT_EQ(std::memcmp(&out[s * C], &out_reversed[(3 - s) * C], C * sizeof(float)), 0) << s;
+TEST(Exercise08b, ExactlyHalfwayRoundsToEven) {
+  expect_all({{0x3F808000, 0x3F80},   // 0x3F80 is even: stays
+              {0x3F818000, 0x3F82},   // 0x3F81 is odd: up to 0x3F82
+              {0xBF818000, 0xBF82},   // the same for a negative number
+              {0x40C78000, 0x40C8}},  // 6.234375, halfway between 6.21875 and 6.25
+             "a tie goes to the even top half");
+}
+
+TEST(Exercise08b, RoundingUpMayCarryIntoTheExponent) {
+  expect_all({{0x3FFFFFFF, 0x4000},   // 1.99999988 -> 2
+              {0x3F7FFFFF, 0x3F80},   // 0.99999994 -> 1
+              {0x7F7FFFFF, 0x7F80}},  // the largest float -> infinity
+             "the carry is the right answer");
+}
+
+TEST(Exercise08b, InfinityStaysInfinityAndNaNStaysNaN) {
+  expect_all({{0x7F800000, 0x7F80}, {0xFF800000, 0xFF80}}, "infinity rounds to itself");
+  expect_all({{0x7FC00000, 0x7FC0},   // the usual NaN
+              {0x7F800001, 0x7FC0},   // a NaN whose mantissa bits are all in the dropped half
+              {0x7FFFFFFF, 0x7FFF},   // would carry past the sign into 0x8000 if rounded
+              {0xFF80FFFF, 0xFFC0}},  // a negative NaN
+             "a NaN is its top half with bit 0x0040 set, never rounded");
+}
+
+TEST(Exercise08b, EveryValueOfTheRowIsWrittenAndNothingElse) {
+  const std::vector<float> x = {1.0f, -2.5f, 3.0e-3f, 7.0f};
+  std::vector<std::uint16_t> out(6, 0xBEEF);
+  round_to_bf16(x.data(), x.size(), out.data());
+  EXPECT_EQ(hex(out[0], 4), "0x3F80");
+  EXPECT_EQ(hex(out[1], 4), "0xC020");
+  EXPECT_EQ(hex(out[3], 4), "0x40E0");
+  EXPECT_EQ(hex(out[4], 4), "0xBEEF") << "out[n] and beyond are not yours to write";
+  EXPECT_EQ(hex(out[5], 4), "0xBEEF");
+  round_to_bf16(x.data(), 0, out.data());  // an empty row writes nothing
+  EXPECT_EQ(hex(out[0], 4), "0x3F80");
+}
+
+TEST(Exercise08b, RandomRowsComeBackWithinHalfAStepOfTheirOwnMantissa) {
+  std::mt19937 gen(16);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_int_distribution<int> exponent(-100, 100);
+  std::vector<float> x(1000);
+  std::vector<std::uint16_t> out(x.size());
+  for (int trial = 0; trial < 20; ++trial) {
+    for (float& v : x) v = std::ldexp(normal(gen), exponent(gen));
+    round_to_bf16(x.data(), x.size(), out.data());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const float back = std::bit_cast<float>(std::uint32_t{out[i]} << 16);
+      // half a step of a 7-bit mantissa: at most 2^-8 of the value
+      ASSERT_LE(std::abs(static_cast<double>(x[i]) - back), std::abs(x[i]) / 256.0)
+          << "value " << i << ": float32 " << hex(std::bit_cast<std::uint32_t>(x[i]), 8)
+          << " came back as " << back << " (bf16 " << hex(out[i], 4) << ")";
+      ASSERT_EQ(std::signbit(back), std::signbit(x[i])) << "value " << i << ": the sign changed";
+    }
   }
 }
 

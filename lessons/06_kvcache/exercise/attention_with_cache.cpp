@@ -27,7 +27,7 @@
 //   Positions start at `start`, not at 0: the new characters sit after the
 //   cached ones. (wte is (V, C), wpe is (T_max, C).)
 //
-// Hints: lessons/06_kvcache/kv_cache.cpp shows where these steps sit in the
+// Hints: lessons/06_kvcache/kv_cache.hpp shows where these steps sit in the
 // model; common/ops.cpp's attention_forward is the same loop without a cache.
 // Tests: ctest --preset yours -L '^yours_06a$' (tests/exercises/exercise_06a_test.cpp).
 

@@ -2,7 +2,7 @@
 // inside the model: append the new keys and values, and give the new
 // characters their absolute positions.
 //
-// Lesson 06's cached forward (kv_cache.cpp) calls both functions in every
+// Lesson 06's cached forward (kv_cache.hpp) calls both functions in every
 // layer of every step. It runs the reference solution
 // (solution/attention_with_cache.cpp) unless started with --yours 06a; then YOUR
 // file exercise/attention_with_cache.cpp, whose comment says exactly what they
