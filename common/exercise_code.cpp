@@ -10,6 +10,7 @@
 #include <set>
 
 #include "errors.hpp"
+#include "number_text.hpp"
 
 namespace tang {
 
@@ -28,12 +29,6 @@ struct Choice {
 Choice& choice() {
   static Choice c;
   return c;
-}
-
-std::string scientific(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g", x);
-  return text;
 }
 
 }  // namespace
@@ -134,27 +129,6 @@ Verdict compare_floats(std::span<const float> yours, std::span<const float> thei
 Verdict compare_exactly(bool equal, const std::string& what) {
   if (equal) return {};
   return {Verdict::kDisagrees, what};
-}
-
-Verdict compare_draws(TokenId yours, TokenId theirs, float coin,
-                      const std::function<TokenId(float)>& theirs_with) {
-  if (yours == theirs) return {};
-  constexpr float kStep = 1.0f / 16777216.0f;  // 2^-24: coins are multiples of it
-  constexpr int kReach = 1678;                 // 1678 steps: 1e-4
-  const std::string drawn = "coin " + scientific(coin) + ": yours " + character_name(yours) +
-                            ", theirs " + character_name(theirs);
-  for (int step = 1; step <= kReach; ++step) {
-    for (const float sign : {-1.0f, 1.0f}) {
-      const float moved = coin + sign * static_cast<float>(step) * kStep;
-      if (moved >= 0.0f && moved < 1.0f && theirs_with(moved) == yours) {
-        return {Verdict::kRounding, drawn + "; a coin " +
-                                        scientific(static_cast<float>(step) * kStep) +
-                                        " away makes theirs " + character_name(yours) + " too"};
-      }
-    }
-  }
-  return {Verdict::kDisagrees,
-          drawn + "; no coin within 1e-04 makes theirs " + character_name(yours)};
 }
 
 }  // namespace tang

@@ -3,27 +3,21 @@
 //
 // Every build compiles each exercise twice: your file (lessons/NN_x/exercise/,
 // namespace tang::mine) and the reference solution (solution/, tang::reference).
-// The lessons call neither directly. They call the exercise's switch, a function
-// of the same name in namespace tang (for example tang::top_p_filter, in
-// lessons/03_topk_topp/top_p_switch.cpp), which runs
-//
-//   - the reference solution, by default;
-//   - yours, when the program was started with --yours (every exercise) or
-//     --yours 03,06a (those), and then the reference too, on copies of the same
-//     inputs, comparing the two answers with the exercise's own comparator.
-//
-// At the first difference of each exercise function it prints one note on stderr,
-// and none after it:
+// The lessons call the exercise's switch, a function of the same name in
+// namespace tang (e.g. tang::top_p_filter in lessons/03_topk_topp/top_p_switch.cpp).
+// It runs the reference solution, or with --yours (every exercise) or --yours
+// 03,06a (those) yours, and then the reference too, on copies of the same
+// inputs, comparing the answers with the exercise's own comparator. At the first
+// difference of each function it prints one note on stderr, e.g.
 //
 //   note: exercise 03 (top_p_filter, call 14 of the run: p 0.9): yours and the
 //   reference solution differ only by rounding (up to 2.98e-08 apart); your
 //   tests: ctest --preset yours -L '^yours_03$'
 //
-// or "... disagree: <what differs>". The lesson goes on with your answer.
+// or "... disagree (<what differs>)". The lesson goes on with your answer.
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <iosfwd>
 #include <span>
 #include <string>
@@ -42,12 +36,10 @@ void choose_exercise_code(const std::string& yours, bool compare = true,
 
 // The model's tokenizer, so that notes show characters rather than ids.
 void name_characters_with(const Tokenizer* names);
-
 bool runs_yours(std::string_view exercise);
 
 // What a lesson prints under its title: whose code it runs.
 std::string exercise_code_line();
-
 // The exercises, in lesson order: "02", "03", "03b", ... "08b".
 std::span<const std::string_view> exercise_ids();
 
@@ -64,11 +56,6 @@ Verdict compare_floats(std::span<const float> yours, std::span<const float> thei
 // Values that are right or wrong (ids, counts, masks): `what` names the
 // difference when they are not equal.
 Verdict compare_exactly(bool equal, const std::string& what);
-// Characters drawn with `coin`: the same; or the reference draws yours with a
-// coin at most 1e-4 away (a running sum rounded in another order moves a border
-// between two characters that far, a real mistake much further); or not.
-Verdict compare_draws(TokenId yours, TokenId theirs, float coin,
-                      const std::function<TokenId(float coin)>& theirs_with);
 // A character as notes show it: 月, ⏎, or "id 12" without a tokenizer.
 std::string character_name(TokenId id);
 

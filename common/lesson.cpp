@@ -80,34 +80,4 @@ void check_vocabulary_has(const GPT& model, const std::string& checkpoint, const
   }
 }
 
-std::vector<TokenId> encode_prompt(const GPT& model, const std::string& text, std::ostream& out) {
-  if (text.empty()) throw UserError("the prompt is empty: give at least one character");
-  std::vector<TokenId> ids = model.tokenizer().encode(text);
-  const std::size_t block = model.config().block_size;
-  if (ids.size() > block) {
-    out << "  (the prompt has " << ids.size() << " characters; the model reads at most " << block
-        << ", so it keeps the last " << block << ")\n";
-    ids.erase(ids.begin(), ids.end() - static_cast<std::ptrdiff_t>(block));
-  }
-  return ids;
-}
-
-StepReport step_lines(LessonContext& c) {
-  if (!c.options.trace) return {};
-  return [&c](std::size_t step, const StepRecord& record) {
-    c.out << step_line(record, step, c.model.tokenizer());
-  };
-}
-
-void print_poems(LessonContext& c, const Picker& pick, std::size_t count) {
-  Recompute predictor(c.model);
-  Rng rng(c.options.seed);
-  const StepReport report = step_lines(c);
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::string poem =
-        write_poem(predictor, c.model.tokenizer(), "", pick, rng, c.options.length, report);
-    c.out << "    " << poem << "\n";
-  }
-}
-
 }  // namespace tang

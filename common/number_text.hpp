@@ -30,6 +30,13 @@ inline std::string label(float value) {
   return s;
 }
 
+// Three significant digits, "2.98e-08", "0.129": a difference in a note.
+inline std::string scientific(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", value);
+  return text;
+}
+
 // n and the thing counted, plural when n is not 1: "1 beam", "4 beams".
 inline std::string counted(std::size_t n, const std::string& thing) {
   return std::to_string(n) + " " + thing + (n == 1 ? "" : "s");

@@ -1,7 +1,6 @@
 #include "options.hpp"
 
 #include <CLI/CLI.hpp>
-#include <charconv>
 #include <cmath>
 #include <filesystem>
 
@@ -22,10 +21,10 @@ void add_lesson_flags(CLI::App& app, LessonFlags& f) {
   app.add_option("--seed", f.seed_text,
                  "random seed in [0, 2^64-1]; the same seed writes the same text")
       ->capture_default_str();
-  f.temperature_flag = app.add_option("--temperature", f.temperature,
-                                      "sampling temperature in [0, 10]; 0 means greedy (always the "
-                                      "most likely character). Default: each section's own")
-                           ->check(CLI::Range(0.0f, 10.0f));
+  app.add_option("--temperature", o.temperature,
+                 "sampling temperature in [0, 10]; 0 means greedy (always the most likely "
+                 "character). Default: each section's own")
+      ->check(CLI::Range(0.0f, 10.0f));
   app.add_option("--top-k", o.top_k, "keep the k most likely characters (0 = off), in [0, 100000]")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{0}, std::size_t{100000}));
@@ -54,9 +53,9 @@ void add_yours_flag(CLI::App& app, std::string& yours) {
 LessonOptions check_lesson_options(LessonFlags& f) {
   LessonOptions& o = f.options;
   // CLI11's range checks let "nan" through (every comparison with NaN is false).
-  if (!std::isfinite(f.temperature)) throw BadOption("--temperature must be a number in [0, 10]");
+  if (o.temperature && !std::isfinite(*o.temperature))
+    throw BadOption("--temperature must be a number in [0, 10]");
   if (!std::isfinite(o.top_p)) throw BadOption("--top-p must be a number in (0, 1]");
-  if (f.temperature_flag->count() > 0) o.temperature = f.temperature;
   o.seed = parse_seed("--seed", f.seed_text);
   check_poem_file(o.corpus);  // sections 1, 7 and 8 read it: UTF-8, one poem a line
   for (const std::string& p : o.prompts) {
@@ -70,18 +69,14 @@ LessonOptions check_lesson_options(LessonFlags& f) {
   return o;
 }
 
-namespace {
-
 // The characters of a flag's text; text that is not UTF-8 is a bad flag.
-std::vector<std::string> characters_of(const std::string& flag, const std::string& text) {
+static std::vector<std::string> characters_of(const std::string& flag, const std::string& text) {
   try {
     return utf8_split(text);
   } catch (const UserError& e) {
     throw BadOption(flag + ": " + e.what());
   }
 }
-
-}  // namespace
 
 void check_options_against_model(const LessonOptions& o, const GPT& model) {
   const Tokenizer& tokenizer = model.tokenizer();
@@ -104,24 +99,8 @@ void check_options_against_model(const LessonOptions& o, const GPT& model) {
   }
 }
 
-std::uint64_t parse_seed(const std::string& flag, const std::string& s) {
-  // Decimal digits only: strtoull would wrap "-1", clamp 2^64 and read "010" as octal.
-  std::uint64_t seed = 0;
-  const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), seed);
-  const bool digits_only = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
-  const bool leading_zero = s.size() > 1 && s[0] == '0';
-  if (!digits_only || leading_zero || error != std::errc() || end != s.data() + s.size()) {
-    throw BadOption(flag + " " + s + ": must be a whole number in [0, 2^64-1], in decimal digits");
-  }
-  return seed;
-}
-
 bool can_head_a_line(const Tokenizer& tokenizer, const std::string& character) {
   return tokenizer.find(character) && character != "\n" && character != "，" && character != "。";
-}
-
-float temperature_or(const LessonOptions& options, float section_default) {
-  return options.temperature.value_or(section_default);
 }
 
 }  // namespace tang

@@ -1,10 +1,7 @@
-// options.hpp: the flags every lesson executable takes, checked before any work.
-//
-// Every lesson_NN program accepts the same flags; their defaults reproduce the
-// lesson text. parse_lesson_options() reads them and load_and_check() loads the
-// model and checks every flag against it (a prompt or head character the model
-// does not know, punctuation as an acrostic head, ...), so that a bad flag
-// ends as one "error:" line and exit status 2 before the lesson prints anything.
+// options.hpp: the flags every lesson program takes (their defaults reproduce
+// the lesson text), checked before any work: on their own (check_lesson_options)
+// and against the loaded model (check_options_against_model), so that a bad
+// flag ends as one "error:" line and exit status 2 before anything is printed.
 #pragma once
 
 #include <cstdint>
@@ -13,13 +10,7 @@
 #include <vector>
 
 #include "gpt.hpp"
-
-// CLI11 is declared here only; the files that build or parse the flags include
-// <CLI/CLI.hpp> themselves (it costs seconds to compile, in every file that includes it).
-namespace CLI {
-class App;
-class Option;
-}  // namespace CLI
+#include "program.hpp"  // parse_seed, CLI::App declared
 
 namespace tang {
 
@@ -37,13 +28,12 @@ struct LessonOptions {
   std::string yours;                 // --yours: whose exercise code runs (exercise_code.hpp)
 };
 
-// Declares the flags on `app`; call check_lesson_options() after app.parse().
+// The flags as parsed: the options, and the seed as typed (checked after parsing).
 struct LessonFlags {
   LessonOptions options;
   std::string seed_text = "42";
-  float temperature = 1.0f;
-  CLI::Option* temperature_flag = nullptr;
 };
+// Declares the flags on `app`; call check_lesson_options() after app.parse().
 void add_lesson_flags(CLI::App& app, LessonFlags& flags);
 
 // --yours [ids] alone, for programs that take no other lesson flag (check_verse).
@@ -57,15 +47,8 @@ LessonOptions check_lesson_options(LessonFlags& flags);
 // characters, punctuation or a newline as an acrostic head).
 void check_options_against_model(const LessonOptions& options, const GPT& model);
 
-// A seed as every program of the course reads it: decimal digits only, in
-// [0, 2^64-1] (no sign, no wrap-around, no octal "010"). Throws BadOption.
-std::uint64_t parse_seed(const std::string& flag, const std::string& text);
-
 // Whether `character` may start an acrostic line: the model knows it, and it is
 // not the newline or the punctuation that ends a line (，。).
 bool can_head_a_line(const Tokenizer& tokenizer, const std::string& character);
-
-// The temperature for a section: --temperature when given, else its own default.
-float temperature_or(const LessonOptions& options, float section_default);
 
 }  // namespace tang

@@ -1,6 +1,7 @@
 #include "program.hpp"
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <cstdio>
 #include <iostream>
 #include <new>
@@ -71,6 +72,18 @@ int run_program(int argc, char** argv, CLI::App& app, const std::function<int()>
     std::cerr << "error: internal problem: " << e.what() << " (please report it)\n";
   }
   return 1;
+}
+
+std::uint64_t parse_seed(const std::string& flag, const std::string& s) {
+  // Decimal digits only: strtoull would wrap "-1", clamp 2^64 and read "010" as octal.
+  std::uint64_t seed = 0;
+  const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), seed);
+  const bool digits_only = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+  const bool leading_zero = s.size() > 1 && s[0] == '0';
+  if (!digits_only || leading_zero || error != std::errc() || end != s.data() + s.size()) {
+    throw BadOption(flag + " " + s + ": must be a whole number in [0, 2^64-1], in decimal digits");
+  }
+  return seed;
 }
 
 }  // namespace tang

@@ -7,10 +7,12 @@
 // prints the help.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <string>
 
-// CLI11 is declared here only; the files that build or parse the flags include
-// <CLI/CLI.hpp> themselves (it costs seconds to compile, in every file that includes it).
+// CLI11 is only declared here: <CLI/CLI.hpp> costs seconds in every file that
+// includes it, so only the files that build or parse flags do.
 namespace CLI {
 class App;
 class Option;
@@ -19,5 +21,9 @@ class Option;
 namespace tang {
 
 int run_program(int argc, char** argv, CLI::App& app, const std::function<int()>& body);
+
+// A seed as every program of the course reads it: decimal digits only, in
+// [0, 2^64-1] (no sign, no wrap-around, no octal "010"). Throws BadOption.
+std::uint64_t parse_seed(const std::string& flag, const std::string& text);
 
 }  // namespace tang

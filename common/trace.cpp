@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 
+#include "number_text.hpp"
 #include "sampling.hpp"
 
 namespace tang {
@@ -12,9 +13,7 @@ namespace tang {
 namespace {
 
 std::string percent(double share) {
-  char text[16];
-  std::snprintf(text, sizeof text, "%.1f%%", 100.0 * share);
-  return text;
+  return fixed(100.0 * share, 1) + "%";
 }
 
 std::string shown(const Tokenizer& tokenizer, TokenId id) {

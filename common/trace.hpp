@@ -2,11 +2,10 @@
 //
 //   step  3  top 5: 风 31.2% 月 9.0% ...  | top-k removed 7109 chars (22.0%) | coin 0.4183 -> 风
 //
-// A sampling step handed a StepRecord fills it as it goes: begin() with the
-// scores before any filter, removed_*() after each filter (lesson 05's mask,
-// top-k, top-p, min-p), drawn() with the coin and the character. Every
-// "removed" share is of the distribution begin() saw, so the shares of all
-// filters add up. The writing loop (write(), generate.hpp) prints the record.
+// A sampling step fills a StepRecord as it goes: begin() with the scores before
+// any filter, removed_*() after each filter (mask, top-k, top-p, min-p), drawn()
+// with the coin and the character. Every share removed is of the distribution
+// begin() saw, so they add up. The writing loop (generate.hpp) hands it on.
 #pragma once
 
 #include <span>

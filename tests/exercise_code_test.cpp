@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "02_temperature/exercise/sample_with_temperature.hpp"  // compare_draws, exercise 02's
 #include "errors.hpp"
 
 namespace {

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "01_probabilities/next_char.hpp"
+#include "01_probabilities/next_char.hpp"  // encode_prompt
 #include "02_temperature/distribution.hpp"
 #include "02_temperature/exercise/sample_with_temperature.hpp"
 #include "03_topk_topp/exercise/top_p.hpp"

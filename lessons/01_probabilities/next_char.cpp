@@ -1,10 +1,24 @@
 #include "01_probabilities/next_char.hpp"
 
 #include <algorithm>
+#include <ostream>
 
+#include "errors.hpp"
 #include "sampling.hpp"
 
 namespace tang {
+
+std::vector<TokenId> encode_prompt(const GPT& model, const std::string& text, std::ostream& out) {
+  if (text.empty()) throw UserError("the prompt is empty: give at least one character");
+  std::vector<TokenId> ids = model.tokenizer().encode(text);
+  const std::size_t block = model.config().block_size;
+  if (ids.size() > block) {
+    out << "  (the prompt has " << ids.size() << " characters; the model reads at most " << block
+        << ", so it keeps the last " << block << ")\n";
+    ids.erase(ids.begin(), ids.end() - static_cast<std::ptrdiff_t>(block));
+  }
+  return ids;
+}
 
 std::vector<float> next_char_probabilities(Predictor& predictor,
                                            std::span<const TokenId> prompt_ids) {

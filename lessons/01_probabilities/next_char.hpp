@@ -2,12 +2,19 @@
 // knows; softmax turns the scores (logits) into probabilities.
 #pragma once
 
+#include <iosfwd>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "generate.hpp"
 
 namespace tang {
+
+// The prompt as token ids (its characters were checked with the flags); a
+// prompt longer than the context keeps its last block_size characters and
+// says so on `out`.
+std::vector<TokenId> encode_prompt(const GPT& model, const std::string& text, std::ostream& out);
 
 // The next-character distribution after `prompt_ids`: softmax of the logits.
 std::vector<float> next_char_probabilities(Predictor& predictor,

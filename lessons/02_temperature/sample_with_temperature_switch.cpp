@@ -1,5 +1,6 @@
 // The switch of exercise 02 (common/exercise_code.hpp): the reference solution's
 // draw, or with --yours 02 yours, checked against it on the same coin.
+#include <functional>
 #include <vector>
 
 #include "02_temperature/exercise/sample_with_temperature.hpp"
@@ -7,6 +8,27 @@
 #include "number_text.hpp"
 
 namespace tang {
+
+Verdict compare_draws(TokenId yours, TokenId theirs, float coin,
+                      const std::function<TokenId(float)>& theirs_with) {
+  if (yours == theirs) return {};
+  constexpr float kStep = 1.0f / 16777216.0f;  // 2^-24: coins are multiples of it
+  constexpr int kReach = 1678;                 // 1678 steps: 1e-4
+  const std::string drawn = "coin " + scientific(coin) + ": yours " + character_name(yours) +
+                            ", theirs " + character_name(theirs);
+  for (int step = 1; step <= kReach; ++step) {
+    for (const float sign : {-1.0f, 1.0f}) {
+      const float moved = coin + sign * static_cast<float>(step) * kStep;
+      if (moved >= 0.0f && moved < 1.0f && theirs_with(moved) == yours) {
+        return {Verdict::kRounding, drawn + "; a coin " +
+                                        scientific(static_cast<float>(step) * kStep) +
+                                        " away makes theirs " + character_name(yours) + " too"};
+      }
+    }
+  }
+  return {Verdict::kDisagrees,
+          drawn + "; no coin within 1e-04 makes theirs " + character_name(yours)};
+}
 
 TokenId sample_from(std::span<const float> probabilities, float coin) {
   static ExerciseSwitch use("02", "sample_from");

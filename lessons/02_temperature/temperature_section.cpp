@@ -7,6 +7,7 @@
 
 #include "02_temperature/distribution.hpp"
 #include "02_temperature/exercise/sample_with_temperature.hpp"
+#include "02_temperature/poems.hpp"
 #include "sampling.hpp"
 
 namespace tang {

@@ -46,7 +46,7 @@ Picker sampling_picker(const SamplingSettings& settings) {
 }
 
 SamplingSettings writing_settings(const LessonOptions& options) {
-  return {temperature_or(options, 0.8f), options.top_k, 1.0f};
+  return {options.temperature.value_or(0.8f), options.top_k, 1.0f};
 }
 
 }  // namespace tang

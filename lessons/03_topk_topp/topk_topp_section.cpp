@@ -2,6 +2,7 @@
 
 #include <ostream>
 
+#include "02_temperature/poems.hpp"  // lesson 02
 #include "03_topk_topp/min_p_sampler.hpp"
 #include "03_topk_topp/sampler.hpp"
 #include "errors.hpp"
@@ -22,7 +23,7 @@ void print_block(LessonContext& c, const Picker& pick) {
 }
 
 void show_topk_topp(LessonContext& c) {
-  const float t = temperature_or(c.options, 1.5f);
+  const float t = c.options.temperature.value_or(1.5f);
   if (c.options.top_k == 0) {
     c.out << "  T = " << label(t) << ", top-k off (--top-k 0): every character may come:\n";
   } else {

@@ -2,6 +2,8 @@
 
 #include <ostream>
 
+#include "01_probabilities/next_char.hpp"  // lesson 01: encode_prompt
+#include "02_temperature/poems.hpp"        // lesson 02: step_lines
 #include "03_topk_topp/sampler.hpp"
 
 namespace tang {

@@ -3,6 +3,7 @@
 #include <ostream>
 #include <utility>
 
+#include "02_temperature/poems.hpp"  // lesson 02: step_lines
 #include "03_topk_topp/sampler.hpp"
 #include "05_acrostic/acrostic.hpp"
 #include "05_acrostic/exercise/qiyan_jueju.hpp"  // exercise 05

@@ -10,6 +10,7 @@
 //   build/release/lessons/02_temperature/lesson_02_temperature --yours 02
 #pragma once
 
+#include <functional>
 #include <span>
 
 #include "tokenizer.hpp"
@@ -37,4 +38,11 @@ TokenId sample_with_temperature(std::span<const float> logits, float temperature
 namespace tang {
 TokenId sample_from(std::span<const float> probabilities, float coin);
 TokenId sample_with_temperature(std::span<const float> logits, float temperature, float coin);
+
+// How the switch compares two characters drawn with `coin`: the same; or the
+// reference draws yours with a coin at most 1e-4 away (a running sum rounded in
+// another order moves a border that far, a real mistake much further); or not.
+struct Verdict;  // common/exercise_code.hpp
+Verdict compare_draws(TokenId yours, TokenId theirs, float coin,
+                      const std::function<TokenId(float coin)>& theirs_with);
 }  // namespace tang
