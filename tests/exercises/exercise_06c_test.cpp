@@ -30,22 +30,25 @@ TEST(Exercise06c, TheWindowStopsGrowingAtTheContext) {
   // block_size 3: windows of 1, 2, 3, 3, 3 positions
   EXPECT_EQ(positions_without_cache(5, 3), 12u)
       << "past the context the window slides: at most block_size positions a step";
-  EXPECT_EQ(positions_without_cache(200, 128), 128u * 129u / 2u + 72u * 128u);
+  EXPECT_EQ(positions_without_cache(200, 128), 128u * 129u / 2u + 72u * 128u)
+      << "200 characters, context 128: 1 + 2 + ... + 128, then 72 windows of 128";
 }
 
 TEST(Exercise06c, WithTheCacheEveryStepIsOnePosition) {
-  EXPECT_EQ(positions_with_cache(1), 1u);
-  EXPECT_EQ(positions_with_cache(120), 120u);
+  EXPECT_EQ(positions_with_cache(1), 1u) << "with the cache, one position a step";
+  EXPECT_EQ(positions_with_cache(120), 120u) << "with the cache, one position a step";
 }
 
 TEST(Exercise06c, PredictedSpeedupOfSmallCases) {
   // t1 = 1, b = 0.5, n = 4: steps cost 1, 1.5, 2, 2.5 = 7 without the cache, 4 with it
-  EXPECT_DOUBLE_EQ(predicted_speedup(4, 1.0, 0.5, 128), 7.0 / 4.0);
+  EXPECT_DOUBLE_EQ(predicted_speedup(4, 1.0, 0.5, 128), 7.0 / 4.0)
+      << "n = 4, t1 = 1, b = 0.5: without the cache 1 + 1.5 + 2 + 2.5 = 7, with it 4 x 1";
   EXPECT_DOUBLE_EQ(predicted_speedup(1, 2.0, 5.0, 128), 1.0) << "one step is the same both ways";
   EXPECT_DOUBLE_EQ(predicted_speedup(10, 3.0, 0.0, 128), 1.0)
       << "if more positions cost nothing (b = 0), the cache saves nothing";
   // b = t1: the cost is the number of positions, so the ratio is positions / n
-  EXPECT_DOUBLE_EQ(predicted_speedup(120, 1.0, 1.0, 128), 7260.0 / 120.0);
+  EXPECT_DOUBLE_EQ(predicted_speedup(120, 1.0, 1.0, 128), 7260.0 / 120.0)
+      << "b = t1: each step costs its number of positions, so 7260 positions / 120";
 }
 
 TEST(Exercise06c, TheSpeedupIsOnePlusTheSlopeTimesHalfTheLength) {
@@ -58,7 +61,8 @@ TEST(Exercise06c, TheSpeedupIsOnePlusTheSlopeTimesHalfTheLength) {
 
 TEST(Exercise06c, PastTheContextTheWindowSlides) {
   // block 2, t1 = 1, b = 1: steps of 1, 2, 2 positions -> (1 + 2 + 2) / 3
-  EXPECT_DOUBLE_EQ(predicted_speedup(3, 1.0, 1.0, 2), 5.0 / 3.0);
+  EXPECT_DOUBLE_EQ(predicted_speedup(3, 1.0, 1.0, 2), 5.0 / 3.0)
+      << "context 2, t1 = b = 1: steps of 1, 2, 2 positions (the window slides), 5 / 3";
 }
 
 TEST(Exercise06c, BadCostsAreErrors) {

@@ -12,6 +12,7 @@
 
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "07_verse/exercise/line_tones.hpp"
@@ -25,34 +26,52 @@ constexpr Tone P = Tone::kPing, Z = Tone::kZe, E = Tone::kEither;
 
 using Positions = std::vector<std::size_t>;
 
+// Tones as the lesson writes them: a line's characters 平 仄 两 (either), a
+// pattern's positions 平 仄 中 (either), so that a failure reads as a line.
+std::string shown(const std::vector<Tone>& tones, const char* either) {
+  std::string text;
+  for (Tone t : tones) text += t == P ? "平" : t == Z ? "仄" : either;
+  return text.empty() ? "(empty)" : text;
+}
+
+// The positions yours reports for `line` against `pattern` must be `expected`.
+void expect_mismatches(const std::vector<Tone>& line, const std::vector<Tone>& pattern,
+                       const Positions& expected, const std::string& why) {
+  EXPECT_EQ(tone_mismatches(line, pattern), expected)
+      << "the line " << shown(line, "两") << " against the pattern " << shown(pattern, "中")
+      << " (positions from 1): " << why;
+}
+
 TEST(Exercise07a, ALineThatFitsHasNoMismatch) {
-  EXPECT_EQ(tone_mismatches(std::vector{Z, Z, P, P, Z}, std::vector{Z, Z, P, P, Z}), Positions{});
+  expect_mismatches({Z, Z, P, P, Z}, {Z, Z, P, P, Z}, {}, "every position fits");
 }
 
 TEST(Exercise07a, EachWrongPositionIsReportedOneBasedInOrder) {
-  EXPECT_EQ(tone_mismatches(std::vector{P, P, P}, std::vector{E, P, P}), Positions{});
-  EXPECT_EQ(tone_mismatches(std::vector{P, Z, P}, std::vector{E, P, P}), Positions{2});
-  EXPECT_EQ(tone_mismatches(std::vector{P, Z, Z, P, Z}, std::vector{Z, P, Z, Z, P}),
-            (Positions{1, 2, 4, 5}));
+  expect_mismatches({P, P, P}, {E, P, P}, {}, "every position fits");
+  expect_mismatches({P, Z, P}, {E, P, P}, {2}, "only position 2 breaks (仄 where 平 is due)");
+  expect_mismatches({P, Z, Z, P, Z}, {Z, P, Z, Z, P}, {1, 2, 4, 5},
+                    "four positions break, reported in order");
 }
 
 TEST(Exercise07a, AnEitherPositionTakesAnything) {
-  EXPECT_EQ(tone_mismatches(std::vector{P, Z, E}, std::vector{E, E, E}), Positions{});
+  expect_mismatches({P, Z, E}, {E, E, E}, {}, "中 takes any character");
 }
 
 TEST(Exercise07a, AnEitherCharacterFitsAnyPosition) {
-  EXPECT_EQ(tone_mismatches(std::vector{E, E, E}, std::vector{P, Z, E}), Positions{});
-  EXPECT_EQ(tone_mismatches(std::vector{E, Z, E}, std::vector{P, P, Z}), Positions{2});
+  expect_mismatches({E, E, E}, {P, Z, E}, {}, "a 两 character fits any position");
+  expect_mismatches({E, Z, E}, {P, P, Z}, {2}, "the 两 characters fit; 仄 at position 2 does not");
 }
 
 TEST(Exercise07a, AnEmptyLineAgainstAnEmptyPatternFits) {
-  EXPECT_EQ(tone_mismatches(std::vector<Tone>{}, std::vector<Tone>{}), Positions{});
+  expect_mismatches({}, {}, {}, "nothing to check, nothing breaks");
 }
 
 TEST(Exercise07a, LengthsThatDifferThrow) {
   EXPECT_THROW(tone_mismatches(std::vector{P, P, P, P, P}, std::vector{P, P, P, P, P, P, P}),
-               std::invalid_argument);
-  EXPECT_THROW(tone_mismatches(std::vector{P}, std::vector<Tone>{}), std::invalid_argument);
+               std::invalid_argument)
+      << "a line of 5 against a pattern of 7 must throw std::invalid_argument";
+  EXPECT_THROW(tone_mismatches(std::vector{P}, std::vector<Tone>{}), std::invalid_argument)
+      << "a line of 1 against an empty pattern must throw std::invalid_argument";
 }
 
 TEST(Exercise07a, ChuSaiAgainstTheSevenCharacterPattern) {
@@ -62,11 +81,13 @@ TEST(Exercise07a, ChuSaiAgainstTheSevenCharacterPattern) {
   const tang::VersePattern pattern =
       tang::verse_pattern(*tang::form_named("七绝"), Tone::kPing, true);
   for (std::size_t i = 0; i < poem.size(); ++i) {
-    EXPECT_EQ(tone_mismatches(poem[i], pattern.lines[i]), Positions{}) << "line " << i + 1;
+    expect_mismatches(poem[i], pattern.lines[i], {},
+                      "line " + std::to_string(i + 1) + " of 出塞 fits its 平起 pattern");
   }
-  // against the 仄起 pattern, every line breaks at 2, 4 and 6
+  // against the 仄起 pattern, the first line breaks at 2, 4 and 6
   const tang::VersePattern other = tang::verse_pattern(*tang::form_named("七绝"), Tone::kZe, true);
-  EXPECT_EQ(tone_mismatches(poem[0], other.lines[0]), (Positions{2, 4, 6}));
+  expect_mismatches(poem[0], other.lines[0], {2, 4, 6},
+                    "against the 仄起 pattern, 出塞's first line breaks at 2, 4 and 6");
 }
 
 TEST(Exercise07a, RandomLinesAgreeWithCountingWhatFits) {
@@ -82,7 +103,9 @@ TEST(Exercise07a, RandomLinesAgreeWithCountingWhatFits) {
       const bool clash = (line[i] == P && pattern[i] == Z) || (line[i] == Z && pattern[i] == P);
       if (clash) expected.push_back(i + 1);
     }
-    ASSERT_EQ(tone_mismatches(line, pattern), expected) << "trial " << trial;
+    ASSERT_EQ(tone_mismatches(line, pattern), expected)
+        << "trial " << trial << ": the line " << shown(line, "两") << " against the pattern "
+        << shown(pattern, "中") << " (positions from 1; 平 against 仄 breaks, 两 and 中 never do)";
   }
 }
 
