@@ -22,11 +22,19 @@
 //   lesson06/step_layernorm/plain|tuned  the 9 LayerNorms of a step
 //   lesson06/step_gelu/plain|tuned     the 4 GELUs of a step (4C values each)
 // The softmax, top-k and the draw of a step: bench_01_probabilities and bench_03_topk_topp.
-// Counters per character or step: chars_per_s, step_us, x_floor.
+// Counters per character or step: chars_per_s, step_us, x_floor. Every plain row that the
+// cost model covers (write_chars, block512, decode_step, step_matmul, step_attend) also has
+// predicted_chars_per_s or predicted_steps_per_s: lesson 06's prediction
+// (06_kvcache/step_cost.hpp) from this machine's profile (build/release/machine_profile.tsv,
+// measured first when it is missing). The tuned rows have none: the profile times the
+// lesson's loops, not OpenBLAS.
+#include <string>
 #include <vector>
 
 #include "06_kvcache/cache_timing.hpp"
 #include "06_kvcache/exercise/attention_with_cache.hpp"
+#include "06_kvcache/machine_profile.hpp"
+#include "06_kvcache/step_cost.hpp"
 #include "bench_common.hpp"
 #include "bench_writing.hpp"
 #include "ops.hpp"
@@ -37,6 +45,22 @@ using namespace tang;
 
 const SamplingSettings kSettings{0.8f, 20, 1.0f};  // writing_settings() with default flags
 constexpr std::uint64_t kSeed = 42;
+
+// This machine's profile, as lesson 06 reads it.
+const MachineProfile& profile() {
+  static const MachineProfile p = [] {
+    const LoopToMeasure loops[] = {plain_fp32_loop()};
+    return load_or_measure_profile(default_profile_path(), loops, [](const std::string&) {});
+  }();
+  return p;
+}
+
+// One cached step of the lesson's forward at `position`, predicted: `part` of its cost.
+double predicted_per_s(std::size_t position, double (*part)(const StepCost&)) {
+  const StepCost cost =
+      predict_plain_step(bench::course_model().config(), cached_step(position), profile());
+  return 1e3 / part(cost);
+}
 
 void BM_write_chars(benchmark::State& state, bench::Path path, std::size_t block_size) {
   const GPT& model =
@@ -53,6 +77,8 @@ void BM_write_chars(benchmark::State& state, bench::Path path, std::size_t block
     benchmark::DoNotOptimize(text.ids.data());
   }
   clock.finish(state, static_cast<double>(n), "chars_per_s");
+  const double predicted_ms = predict_writing_ms(model.config(), profile(), n, use_cache);
+  state.counters["predicted_chars_per_s"] = 1e3 * static_cast<double>(n) / predicted_ms;
 }
 
 void BM_decode_step(benchmark::State& state, bench::Path path) {
@@ -74,6 +100,10 @@ void BM_decode_step(benchmark::State& state, bench::Path path) {
     benchmark::DoNotOptimize(logits.data());
   }
   clock.finish(state, 1, "steps_per_s");
+  if (path == bench::Path::kPlain) {  // the forward alone: no draw
+    state.counters["predicted_steps_per_s"] =
+        predicted_per_s(position, [](const StepCost& c) { return c.total_ms() - c.sampling_ms; });
+  }
 }
 
 // Inputs for the pieces of one step: a vector of 0.01s long enough for any of them.
@@ -104,6 +134,10 @@ void BM_step_matmul(benchmark::State& state, bench::Path path) {
     benchmark::ClobberMemory();
   }
   clock.finish(state, 1, "steps_per_s");
+  if (path == bench::Path::kPlain) {
+    state.counters["predicted_steps_per_s"] =
+        predicted_per_s(0, [](const StepCost& c) { return c.matrices_ms(); });
+  }
 }
 
 void BM_step_attend(benchmark::State& state) {
@@ -125,6 +159,8 @@ void BM_step_attend(benchmark::State& state) {
     benchmark::DoNotOptimize(out.data());
   }
   clock.finish(state, 1, "steps_per_s");
+  state.counters["predicted_steps_per_s"] =
+      predicted_per_s(position, [](const StepCost& c) { return c.attention_ms; });
 }
 
 void BM_step_layernorm(benchmark::State& state, bench::Path path) {

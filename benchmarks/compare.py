@@ -260,6 +260,16 @@ def main():
     floor_cells = ", ".join(f"{p[6:8]}: {fmt_time(f)}" for p, f in floors.items() if f)
     weight_mb = next((runs[FLOOR].get("weight_MB") for runs, _ in programs.values() if FLOOR in runs), None)
 
+    # the cost model: every row with a predicted_<rate> counter, beside its measured <rate>
+    predicted = Table(["benchmark", "measured", "predicted", "measured / predicted"])
+    for name, (program, r, _) in all_runs.items():
+        for key in [k for k in r if k.startswith("predicted_")]:
+            rate_key = key[len("predicted_"):]
+            if r.get(rate_key) and r[key]:
+                unit = RATE_NAMES.get(rate_key, rate_key)
+                predicted.add(name, f"{fmt_rate(r[rate_key])} {unit}", f"{fmt_rate(r[key])} {unit}",
+                              f"{r[rate_key] / r[key]:.2f}")
+
     # the goals: measured against them in this run
     goals = Table(["what", "measured", "goal", "within"])
     for path, limit in (("plain", 1.5), ("tuned", 1.25)):
@@ -469,6 +479,10 @@ def main():
     if many.rows:
         text += ["Lesson 08, many poems at once and weights below fp32 (the lesson path, 1 thread;"
                  " x floor per character or row, against the fp32 gemv floor):", "", many.markdown(), ""]
+    if predicted.rows:
+        text += ["Predicted before it is measured (the lesson path, 1 thread): every row the cost"
+                 " model covers (lessons/06_kvcache/step_cost.hpp, from this machine's profile),"
+                 " its rate measured and predicted:", "", predicted.markdown(), ""]
     output = "\n".join(text)
     print(output)
     with open(os.path.join(args.folder, "table.md"), "w", encoding="utf-8") as f:
