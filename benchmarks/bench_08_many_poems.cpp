@@ -2,12 +2,13 @@
 // Everything runs the lesson path (lesson 06's cached forward over B caches and StoredMatrix,
 // lesson 03's sample_next): lesson 08 has no tuned twin.
 //
-//   lesson08/batched/plain/fp32/B:N    write_batched of 32 poems (seeds 1 .. 32, no opening,
+//   lesson08/batched/plain/FORMAT/B:N  write_batched of 32 poems (seeds 1 .. 32, no opening,
 //                                      at most 64 characters each) with N = 1, 2, 4, 8, 16, 32
-//                                      poems in flight: one cached forward per step for all N,
-//                                      one sample_next per poem. Per character: chars_per_s,
+//                                      poems in flight, the weights in FORMAT = fp32, bf16,
+//                                      int8: one cached forward per step for all N, one
+//                                      sample_next per poem. Per character: chars_per_s,
 //                                      step_us, x_floor; batching never changes the text, so
-//                                      every N writes the same characters
+//                                      every N writes the same characters (each format its own)
 //   lesson08/decode/plain/FORMAT       cached decoding at B = 1 (write_batched of 8 poems,
 //                                      seeds 1 .. 8, batch 1) with the weights stored as
 //                                      FORMAT = fp32, bf16, int8: section 8's speed column
@@ -130,8 +131,8 @@ void BM_big(benchmark::State& state, WeightFormat format) {
   state.counters["predicted_chars_per_s"] = 1e3 * static_cast<double>(B) / predicted_ms;
 }
 
-void BM_batched(benchmark::State& state) {
-  time_poems(state, WeightFormat::kFp32, kBatchPoems, static_cast<std::size_t>(state.range(0)));
+void BM_batched(benchmark::State& state, WeightFormat format) {
+  time_poems(state, format, kBatchPoems, static_cast<std::size_t>(state.range(0)));
 }
 
 void BM_decode(benchmark::State& state, WeightFormat format) {
@@ -190,13 +191,15 @@ void BM_shared_opening(benchmark::State& state, bool once) {
 }
 
 void register_lesson() {
-  // B = 1, 2, 4, .. 32, as section 8
-  benchmark::RegisterBenchmark("lesson08/batched/plain/fp32", BM_batched)
-      ->ArgName("B")
-      ->RangeMultiplier(2)
-      ->Range(1, 32)
-      ->UseRealTime()
-      ->Unit(benchmark::kMillisecond);
+  // B = 1, 2, 4, .. 32, as section 8 (which writes with fp32 unless --weights says otherwise)
+  for (WeightFormat f : kFormats) {
+    bench::register_row("lesson08/batched/plain/" + format_name(f), BM_batched, f)
+        ->ArgName("B")
+        ->RangeMultiplier(2)
+        ->Range(1, 32)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+  }
   for (WeightFormat f : kFormats) {
     bench::register_row("lesson08/decode/plain/" + format_name(f), BM_decode, f)
         ->UseRealTime()

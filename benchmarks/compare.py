@@ -15,6 +15,9 @@ Prints the table and writes:
   cache_chart.dat    time versus length, with and without the cache (gnuplot data)
   cache_chart.gp     the gnuplot script that renders it (only when lesson 06 ran):
                      cd FOLDER && gnuplot -e "out='x.svg'" cache_chart.gp
+  batch_chart.dat    lesson 08: chars/s against B, measured and predicted, per model
+                     and weight format (gnuplot data)
+  batch_chart.gp     the script that renders it (only when lesson 08 ran)
 
 "x floor" divides a step's time by the floor measured IN THE SAME PROGRAM (the
 benchmark floor/gemv_all_weights: one cblas_sgemv per weight matrix, one thread).
@@ -437,6 +440,8 @@ def main():
     if series:
         write_gnuplot(chart, series, args.note)
 
+    write_batch_chart(args.folder, all_runs, args.note)
+
     context_lines = [
         f"- machine: {cpu_model()}, {context.get('num_cpus', '?')} cores at "
         f"{context.get('mhz_per_cpu', '?')} MHz (as Google Benchmark reports), {platform.system()} "
@@ -488,6 +493,68 @@ def main():
     with open(os.path.join(args.folder, "table.md"), "w", encoding="utf-8") as f:
         f.write(output)
     return 0
+
+
+def write_batch_chart(folder, all_runs, note):
+    """Lesson 08: chars/s against B in flight, for our model (32 poems written) and for the
+    GPT-2-small-shaped one (one step), in fp32, bf16 and int8: measured as points, the cost
+    model's prediction as a line. Writes batch_chart.dat and batch_chart.gp when they ran."""
+    models = (("batched", "our model (6.8 MB of fp32 weights): 32 poems written"),
+              ("big", "the shape of GPT-2 small (362 MB of fp32 weights): one step"))
+    formats = ("fp32", "bf16", "int8")
+    blocks = []  # (model title, format, [(B, measured, predicted)])
+    for kind, title in models:
+        for fmt in formats:
+            points = []
+            for name, (_, r, _) in all_runs.items():
+                m = re.fullmatch(rf"lesson08/{kind}/plain/{fmt}/B:(\d+)", name)
+                if m and r.get("chars_per_s") and r.get("predicted_chars_per_s"):
+                    points.append((int(m.group(1)), r["chars_per_s"], r["predicted_chars_per_s"]))
+            if points:
+                blocks.append((title, fmt, sorted(points)))
+    chart = os.path.join(folder, "batch_chart.gp")
+    if os.path.exists(chart):
+        os.remove(chart)
+    if not blocks:
+        return
+    with open(os.path.join(folder, "batch_chart.dat"), "w", encoding="utf-8") as f:
+        for i, (title, fmt, points) in enumerate(blocks):
+            if i:
+                f.write("\n\n")
+            f.write(f"# {title}, {fmt}: B, chars/s measured, chars/s predicted\n")
+            for b, measured, predicted in points:
+                f.write(f"{b} {measured:.2f} {predicted:.2f}\n")
+    colors = {"fp32": 1, "bf16": 2, "int8": 4}
+    heading = "Lesson 08: characters per second against B, measured and predicted"
+    lines = [
+        "# written by benchmarks/compare.py; run from this folder:",
+        "#   gnuplot -e \"out='chart.svg'\" batch_chart.gp",
+        "if (!exists('out')) out = 'batch_chart.svg'",
+        "set terminal svg size 1000,440 dynamic font 'sans,11' background rgb 'white'",
+        "set output out",
+        f"set multiplot layout 1,2 title \"{heading}{f' ({note})' if note else ''}\"",
+        "set logscale x 2",
+        "set grid",
+        "set key bottom right font ',9'",
+        "set xlabel 'B, texts in flight (one thread)'",
+        "set ylabel 'characters per second'",
+        "set yrange [0:*]",
+    ]
+    for _, title in models:
+        parts = []
+        for i, (block_title, fmt, _) in enumerate(blocks):
+            if block_title != title:
+                continue
+            c = colors[fmt]
+            parts.append(f"'batch_chart.dat' index {i} using 1:3 with lines lc {c} dt 2 "
+                         f"title '{fmt} predicted'")
+            parts.append(f"'batch_chart.dat' index {i} using 1:2 with points lc {c} pt 7 "
+                         f"title '{fmt} measured'")
+        if parts:
+            lines += [f"set title '{title}'", "plot " + ", \\\n     ".join(parts)]
+    lines.append("unset multiplot")
+    with open(chart, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def write_gnuplot(path, series, note):

@@ -14,8 +14,9 @@
 # Writes build/bench/: bench_NN_*.json (Google Benchmark), reference.json (our logits
 # for the peer), torch_peer.json (PyTorch on the same OpenBLAS kernels as ours) and
 # torch_peer_installed.json (PyTorch as Debian installs it, OpenBLAS choosing its
-# kernels itself), table.md, cache_chart.dat / .gp / .svg, and (full
-# run only) renders docs/benchmarks-cache.svg. Leave the machine otherwise idle.
+# kernels itself), table.md, cache_chart.dat / .gp / .svg, batch_chart.dat / .gp / .svg,
+# and (full run only) renders docs/benchmarks-cache.svg and docs/benchmarks-batch.svg
+# (lesson 08's page shows the second). Leave the machine otherwise idle.
 #
 # Settings: OpenBLAS and OpenMP with ONE thread for every decoding benchmark, TWO for
 # the training step (lesson 00); 3 repetitions of each benchmark, the median counts;
@@ -128,6 +129,15 @@ elif command -v gnuplot >/dev/null; then
   fi
 else
   echo "gnuplot not found: no chart (apt-get install gnuplot-nox)"
+fi
+if [[ -f "$out/batch_chart.gp" ]] && command -v gnuplot >/dev/null; then
+  (cd "$out" && gnuplot -e "out='batch_chart.svg'" batch_chart.gp)
+  if ((!smoke)); then
+    cp "$out/batch_chart.svg" docs/benchmarks-batch.svg
+    echo "chart: docs/benchmarks-batch.svg"
+  else
+    echo "chart: $out/batch_chart.svg (smoke run: docs/ left alone)"
+  fi
 fi
 echo "table: $out/table.md"
 if ((peer_status != 0)); then
