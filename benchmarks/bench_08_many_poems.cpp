@@ -17,6 +17,10 @@
 //                                      the tied output layer), with biases, on n = 1 or 16 random
 //                                      input rows: what the format buys on the products alone.
 //                                      Counted per row (rows_per_s, step_us, x_floor per row)
+//   lesson08/step/plain/FORMAT/B:N     one batched step (the cached forward and one draw a
+//                                      text) of N = 1 .. 32 texts whose caches hold 64
+//                                      positions, on our model: part 1's step without the
+//                                      batch writer around it
 //   lesson08/big/plain/FORMAT/B:N      one batched step (the cached forward and one draw a text)
 //                                      of N = 1 .. 32 texts whose caches hold 64 positions, on
 //                                      a random model of GPT-2 small's shape (12 layers, 12
@@ -113,14 +117,17 @@ const GPT& big_model() {
   return model;
 }
 
-void BM_big(benchmark::State& state, WeightFormat format) {
+// One batched step (the cached forward of B texts whose caches hold 64 positions, one draw
+// each) on the large model, or on ours (`ours`): what a step costs without the batch
+// writer's bookkeeping around it.
+void BM_step(benchmark::State& state, WeightFormat format, bool ours) {
   constexpr std::size_t kCached = 64;
-  const GPT& model = big_model();
-  static std::optional<StoredWeights> weights[std::size(kFormats)];
-  std::optional<StoredWeights>& w = weights[static_cast<std::size_t>(format)];
-  if (!w) w.emplace(model, format);
+  const GPT& model = ours ? bench::course_model() : big_model();
+  static std::optional<StoredWeights> big_weights[std::size(kFormats)];
+  std::optional<StoredWeights>& w = big_weights[static_cast<std::size_t>(format)];
+  if (!ours && !w) w.emplace(model, format);
   const auto B = static_cast<std::size_t>(state.range(0));
-  BatchedStep step(model, *w, B, kCached, kSettings);
+  BatchedStep step(model, ours ? stored(format) : *w, B, kCached, kSettings);
   bench::StepClock clock(state);
   for (auto _ : state) step.run();
   clock.finish(state, static_cast<double>(B), "chars_per_s", false);
@@ -214,7 +221,15 @@ void register_lesson() {
         ->Unit(benchmark::kMicrosecond);
   }
   for (WeightFormat f : kFormats) {
-    bench::register_row("lesson08/big/plain/" + format_name(f), BM_big, f)
+    bench::register_row("lesson08/big/plain/" + format_name(f), BM_step, f, false)
+        ->ArgName("B")
+        ->RangeMultiplier(2)
+        ->Range(1, 32)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+  for (WeightFormat f : kFormats) {
+    bench::register_row("lesson08/step/plain/" + format_name(f), BM_step, f, true)
         ->ArgName("B")
         ->RangeMultiplier(2)
         ->Range(1, 32)
