@@ -14,9 +14,10 @@
 //                                      FORMAT = fp32, bf16, int8: section 8's speed column
 //   lesson08/step_matmul/plain/FORMAT/N:n   the 17 matrix products of one step (StoredWeights:
 //                                      qkv, attention projection, MLP in and out per layer, then
-//                                      the tied output layer), with biases, on n = 1 or 16 random
-//                                      input rows: what the format buys on the products alone.
-//                                      Counted per row (rows_per_s, step_us, x_floor per row)
+//                                      the tied output layer), with biases, on n = 1, 16 or 32
+//                                      random input rows: what the format buys on the products
+//                                      alone. Counted per row (rows_per_s, step_us, x_floor per
+//                                      row), with predicted_rows_per_s
 //   lesson08/step/plain/FORMAT/B:N     one batched step (the cached forward and one draw a
 //                                      text) of N = 1 .. 32 texts whose caches hold 64
 //                                      positions, on our model: part 1's step without the
@@ -169,6 +170,11 @@ void BM_step_matmul(benchmark::State& state, WeightFormat format) {
     benchmark::ClobberMemory();
   }
   clock.finish(state, static_cast<double>(N), "rows_per_s");
+  const StepWork work{N, N, 0, 0};  // the products alone: no attention, no draw
+  const double predicted_ms =
+      predict_step(model.config(), work, profile(), loop_name(format), bytes_per_weight(format))
+          .matrices_ms();
+  state.counters["predicted_rows_per_s"] = 1e3 * static_cast<double>(N) / predicted_ms;
 }
 
 void BM_shared_opening(benchmark::State& state, bool once) {
@@ -217,6 +223,7 @@ void register_lesson() {
         ->ArgName("N")
         ->Arg(1)
         ->Arg(16)
+        ->Arg(32)
         ->UseRealTime()
         ->Unit(benchmark::kMicrosecond);
   }
