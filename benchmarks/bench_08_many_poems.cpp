@@ -139,6 +139,13 @@ void BM_step(benchmark::State& state, WeightFormat format, bool ours) {
   state.counters["predicted_chars_per_s"] = 1e3 * static_cast<double>(B) / predicted_ms;
 }
 
+void BM_step_on_big(benchmark::State& state, WeightFormat format) {
+  BM_step(state, format, false);
+}
+void BM_step_on_ours(benchmark::State& state, WeightFormat format) {
+  BM_step(state, format, true);
+}
+
 void BM_batched(benchmark::State& state, WeightFormat format) {
   time_poems(state, format, kBatchPoems, static_cast<std::size_t>(state.range(0)));
 }
@@ -203,16 +210,21 @@ void BM_shared_opening(benchmark::State& state, bool once) {
   clock.finish(state, static_cast<double>(B), "poems_per_s", false);
 }
 
-void register_lesson() {
-  // B = 1, 2, 4, .. 32, as section 8 (which writes with fp32 unless --weights says otherwise)
+// `what`/plain/FORMAT/B:N for every format and B = 1, 2, 4, .. 32, as section 8.
+template <class... Args>
+void register_batches(const std::string& what, Args... args) {
   for (WeightFormat f : kFormats) {
-    bench::register_row("lesson08/batched/plain/" + format_name(f), BM_batched, f)
+    bench::register_row(what + "/plain/" + format_name(f), args..., f)
         ->ArgName("B")
         ->RangeMultiplier(2)
         ->Range(1, 32)
         ->UseRealTime()
         ->Unit(benchmark::kMillisecond);
   }
+}
+
+void register_lesson() {
+  register_batches("lesson08/batched", BM_batched);
   for (WeightFormat f : kFormats) {
     bench::register_row("lesson08/decode/plain/" + format_name(f), BM_decode, f)
         ->UseRealTime()
@@ -227,22 +239,8 @@ void register_lesson() {
         ->UseRealTime()
         ->Unit(benchmark::kMicrosecond);
   }
-  for (WeightFormat f : kFormats) {
-    bench::register_row("lesson08/big/plain/" + format_name(f), BM_step, f, false)
-        ->ArgName("B")
-        ->RangeMultiplier(2)
-        ->Range(1, 32)
-        ->UseRealTime()
-        ->Unit(benchmark::kMillisecond);
-  }
-  for (WeightFormat f : kFormats) {
-    bench::register_row("lesson08/step/plain/" + format_name(f), BM_step, f, true)
-        ->ArgName("B")
-        ->RangeMultiplier(2)
-        ->Range(1, 32)
-        ->UseRealTime()
-        ->Unit(benchmark::kMillisecond);
-  }
+  register_batches("lesson08/big", BM_step_on_big);
+  register_batches("lesson08/step", BM_step_on_ours);
   for (bool once : {false, true}) {
     bench::register_row(
         std::string("lesson08/shared_opening/") + (once ? "prefill_once" : "prefill_each"),

@@ -117,28 +117,24 @@ settings+=" load average (1 min) $load_before before the run, $load_after after 
 echo
 "$python" benchmarks/compare.py "$out" --note "$note" --settings "$settings" --build-dir "$build_dir"
 
-if [[ ! -f "$out/cache_chart.gp" ]]; then
-  echo "no lesson 06 results: no chart"
-elif command -v gnuplot >/dev/null; then
-  (cd "$out" && gnuplot -e "out='cache_chart.svg'" cache_chart.gp)
-  if ((!smoke)); then
-    cp "$out/cache_chart.svg" docs/benchmarks-cache.svg
-    echo "chart: docs/benchmarks-cache.svg"
+render() {  # render <chart> <lesson>: build/bench/<chart>.svg, and docs/benchmarks-<...>.svg
+  local chart=$1 lesson=$2 doc="docs/benchmarks-${1%_chart}.svg"
+  if [[ ! -f "$out/$chart.gp" ]]; then
+    echo "no lesson $lesson results: no $chart"
+  elif ! command -v gnuplot >/dev/null; then
+    echo "gnuplot not found: no $chart (apt-get install gnuplot-nox)"
   else
-    echo "chart: $out/cache_chart.svg (smoke run: docs/ left alone)"
+    (cd "$out" && gnuplot -e "out='$chart.svg'" "$chart.gp")
+    if ((!smoke)); then
+      cp "$out/$chart.svg" "$doc"
+      echo "chart: $doc"
+    else
+      echo "chart: $out/$chart.svg (smoke run: docs/ left alone)"
+    fi
   fi
-else
-  echo "gnuplot not found: no chart (apt-get install gnuplot-nox)"
-fi
-if [[ -f "$out/batch_chart.gp" ]] && command -v gnuplot >/dev/null; then
-  (cd "$out" && gnuplot -e "out='batch_chart.svg'" batch_chart.gp)
-  if ((!smoke)); then
-    cp "$out/batch_chart.svg" docs/benchmarks-batch.svg
-    echo "chart: docs/benchmarks-batch.svg"
-  else
-    echo "chart: $out/batch_chart.svg (smoke run: docs/ left alone)"
-  fi
-fi
+}
+render cache_chart 06
+render batch_chart 08
 echo "table: $out/table.md"
 if ((peer_status != 0)); then
   echo "error: the PyTorch peer does not match the C++ model (see its output above)" >&2
