@@ -54,24 +54,28 @@ struct Fp32Matrix {
   }
 };
 
-// The matrices a step multiplies by, the model's own floats used in place.
-// Lesson 08's StoredWeights has the same shape (layers[l].qkv ..., output) and
-// stores them in bf16 or int8; the benchmarks pass a tuned Matrix (BLAS).
+// The matrices a step multiplies by: a view of the model's own floats, used in
+// place (making one copies nothing). Lesson 08's StoredWeights has the same
+// shape (layer(l).qkv ..., output) and stores them in bf16 or int8; the
+// benchmarks pass a tuned Matrix (BLAS).
 template <class Matrix = Fp32Matrix>
 struct ModelMatrices {
   explicit ModelMatrices(const GPT& model)
-      : output{model.weights().wte, model.config().vocab_size, model.config().n_embd} {
-    const std::size_t C = model.config().n_embd;
-    for (const LayerWeights& w : model.weights().layers) {
-      layers.push_back({Matrix{w.qkv_w, 3 * C, C}, Matrix{w.attn_proj_w, C, C},
-                        Matrix{w.fc_w, 4 * C, C}, Matrix{w.fc_proj_w, C, 4 * C}});
-    }
-  }
+      : output{model.weights().wte, model.config().vocab_size, model.config().n_embd},
+        model_(&model) {}
   struct Layer {
     Matrix qkv, attn_proj, fc, fc_proj;
   };
-  std::vector<Layer> layers;
+  Layer layer(std::size_t l) const {
+    const std::size_t C = model_->config().n_embd;
+    const LayerWeights& w = model_->weights().layers[l];
+    return {Matrix{w.qkv_w, 3 * C, C}, Matrix{w.attn_proj_w, C, C}, Matrix{w.fc_w, 4 * C, C},
+            Matrix{w.fc_proj_w, C, 4 * C}};
+  }
   Matrix output;  // the tied output layer: wte (V, C)
+
+ private:
+  const GPT* model_;
 };
 
 // Activations for a cached step of up to `rows` new positions in all (B texts
@@ -111,17 +115,16 @@ View<2> forward_with_cache(const GPT& model, const Matrices& m, std::span<const 
     throw std::invalid_argument(
         "forward_with_cache: no room for these logits (Keep::kEverything or step_activations)");
 
-  // NEW: text b's new characters sit at positions start .. start+T-1, not 0 .. T-1
-  std::vector<std::size_t> start(B);  // NEW: (B) what each cache holds
+  // NEW: text b's new characters sit at positions start .. start+T-1, not 0 .. T-1,
+  // where start = caches[b]->length, what its cache holds (it grows only at the end)
   for (std::size_t b = 0; b < B; ++b) {
-    start[b] = caches[b]->length;
-    embed_with_offset(a.encoded.data() + b * T * C, tokens.data() + b * T, T, start[b], w.wte,
-                      w.wpe, C);
+    embed_with_offset(a.encoded.data() + b * T * C, tokens.data() + b * T, T, caches[b]->length,
+                      w.wte, w.wpe, C);
   }
   const float* x = a.encoded.data();  // (N, C) the residual stream entering each block
   for (std::size_t l = 0; l < cfg.n_layer; ++l) {
     const LayerWeights& lw = w.layers[l];
-    const auto& lm = m.layers[l];  // NEW: this layer's matrices, in the caller's format
+    const auto& lm = m.layer(l);  // NEW: this layer's matrices, in the caller's format
     Activations::Layer& L = a.layers[l];
     // attention half: residual2 = x + proj(attention(ln_1(x)))
     ops::layernorm_forward(L.ln1.data(), L.ln1_mean.data(), L.ln1_rstd.data(), x, lw.ln1_w,
@@ -131,7 +134,8 @@ View<2> forward_with_cache(const GPT& model, const Matrices& m, std::span<const 
     // then each of its new queries attends over every position so far (exercise 06a)
     for (std::size_t b = 0; b < B; ++b) {
       attention_with_cache(L.atty.data() + b * T * C, L.qkv.data() + b * T * 3 * C,
-                           &caches[b]->k(l, 0, 0), &caches[b]->v(l, 0, 0), start[b], T, C, NH);
+                           &caches[b]->k(l, 0, 0), &caches[b]->v(l, 0, 0), caches[b]->length, T, C,
+                           NH);
     }
     lm.attn_proj.matmul(L.residual2.data(), L.atty.data(), lw.attn_proj_b, N);
     ops::residual_forward(L.residual2.data(), x, L.residual2.data(), N * C);

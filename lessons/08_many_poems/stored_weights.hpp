@@ -67,6 +67,8 @@ struct StoredWeights {
   struct Layer {
     StoredMatrix qkv, attn_proj, fc, fc_proj;
   };
+  // Layer l's matrices, as lesson 06's cached forward asks for them.
+  const Layer& layer(std::size_t l) const { return layers[l]; }
   WeightFormat format;
   std::vector<Layer> layers;
   StoredMatrix output;  // the tied output layer: wte (V, C)
