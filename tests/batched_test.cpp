@@ -2,7 +2,7 @@
 //
 // lesson 06's cached forward over B caches (one character each) against the
 // same forward for one text, row by row and bit for bit, for poems at different
-// positions and in every weight format's fp32 twin; write_batched against the poems
+// positions, with lesson 08's fp32 StoredWeights; write_batched against the poems
 // written one at a time, with and without a shared opening; the shared
 // opening's cache against prefilling each poem; the quality measure of the
 // fp32 weights against themselves. On the shipped model (skipped when missing).
