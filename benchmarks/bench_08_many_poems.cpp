@@ -38,6 +38,7 @@
 //                                      into 16 caches allocated once, outside the timing;
 //                                      counted per poem (poems_per_s)
 // The poems are written at T 0.8, top-k 20 (writing_settings with default flags).
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <vector>
@@ -51,6 +52,8 @@
 #include "08_many_poems/format_loops.hpp"
 #include "08_many_poems/stored_weights.hpp"
 #include "bench_common.hpp"
+#include "bench_writing.hpp"
+#include "fast/fast.hpp"
 
 namespace {
 
@@ -74,10 +77,25 @@ const StoredWeights& stored(WeightFormat format) {
   return *w;
 }
 
-// This machine's profile, as the lesson reads it.
+// The tuned products of a decoding step (fast::matmul_forward: few_rows_matmul
+// up to 32 rows), measured into the same profile as the lesson's loops.
+constexpr const char* kTunedFp32Loop = "fp32 tuned";
+LoopToMeasure tuned_fp32_loop() {
+  return {kTunedFp32Loop, [](std::size_t rows, std::size_t cols) -> MatmulLoop {
+            auto weights = std::make_shared<std::vector<float>>(rows * cols);
+            Rng rng(7);
+            for (float& w : *weights) w = rng.uniform() - 0.5f;
+            return [weights, rows, cols](float* out, const float* in, std::size_t B) {
+              fast::matmul_forward(out, in, weights->data(), nullptr, B, cols, rows);
+            };
+          }};
+}
+
+// This machine's profile, as the lesson reads it (and the tuned loop).
 const MachineProfile& profile() {
   static const MachineProfile p = [] {
-    const std::vector<LoopToMeasure> loops = lesson_loops();
+    std::vector<LoopToMeasure> loops = lesson_loops();
+    loops.push_back(tuned_fp32_loop());
     return load_or_measure_profile(default_profile_path(), loops, [](const std::string&) {});
   }();
   return p;
@@ -135,6 +153,23 @@ void BM_step(benchmark::State& state, WeightFormat format, bool ours) {
   const StepWork work = batch_step(B, kCached);
   const double predicted_ms =
       predict_step(model.config(), work, profile(), loop_name(format), bytes_per_weight(format))
+          .total_ms();
+  state.counters["predicted_chars_per_s"] = 1e3 * static_cast<double>(B) / predicted_ms;
+}
+
+// The same step on the tuned path: lesson 06's cached forward over the model's own
+// fp32 weights multiplied by fast::matmul_forward (bench_writing.hpp's TunedMatrix).
+void BM_step_tuned(benchmark::State& state, bool ours) {
+  constexpr std::size_t kCached = 64;
+  const GPT& model = ours ? bench::course_model() : big_model();
+  const ModelMatrices<bench::TunedMatrix> matrices(model);
+  const auto B = static_cast<std::size_t>(state.range(0));
+  BatchedStep<ModelMatrices<bench::TunedMatrix>> step(model, matrices, B, kCached, kSettings);
+  bench::StepClock clock(state);
+  for (auto _ : state) step.run();
+  clock.finish(state, static_cast<double>(B), "chars_per_s", false);
+  const double predicted_ms =
+      predict_step(model.config(), batch_step(B, kCached), profile(), kTunedFp32Loop, 4.0)
           .total_ms();
   state.counters["predicted_chars_per_s"] = 1e3 * static_cast<double>(B) / predicted_ms;
 }
@@ -241,6 +276,15 @@ void register_lesson() {
   }
   register_batches("lesson08/big", BM_step_on_big);
   register_batches("lesson08/step", BM_step_on_ours);
+  for (bool ours : {false, true}) {
+    bench::register_row(std::string(ours ? "lesson08/step" : "lesson08/big") + "/tuned/fp32",
+                        BM_step_tuned, ours)
+        ->ArgName("B")
+        ->RangeMultiplier(2)
+        ->Range(1, 32)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+  }
   for (bool once : {false, true}) {
     bench::register_row(
         std::string("lesson08/shared_opening/") + (once ? "prefill_once" : "prefill_each"),

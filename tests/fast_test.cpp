@@ -85,10 +85,14 @@ TEST_F(FastTest, MatmulAgreesWithThePlainLoops) {
     std::size_t N, IC, OC;
   };
   // generation (one row), a prompt, training batches (split over threads), the
-  // course's layers, the tied output layer, ragged sizes
+  // course's layers, the tied output layer, ragged sizes; then a decoding step's
+  // few rows (few_rows_matmul): every count of inputs left after its tiles of 6
+  // (or 2), weight rows not a multiple of 4, GPT-2 small's widths
   for (const Shape s :
        {Shape{1, 128, 384}, Shape{1, 128, 7129}, Shape{7, 128, 512}, Shape{64, 512, 128},
-        Shape{131, 24, 37}, Shape{256, 128, 384}, Shape{3, 5, 2}, Shape{1, 1, 1}}) {
+        Shape{131, 24, 37}, Shape{256, 128, 384}, Shape{3, 5, 2}, Shape{1, 1, 1},
+        Shape{2, 128, 384}, Shape{4, 768, 36}, Shape{5, 128, 130}, Shape{13, 64, 7},
+        Shape{16, 3072, 20}, Shape{32, 128, 7129}, Shape{31, 48, 9}}) {
     for (const bool with_bias : {true, false}) {
       const Floats x = random_floats(s.N * s.IC, rng), w = random_floats(s.OC * s.IC, rng, 0.1f),
                    b = random_floats(s.OC, rng);

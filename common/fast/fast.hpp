@@ -5,8 +5,9 @@
 // each pair; sums in another order differ in the last bits), several times
 // faster. docs/under-the-hood.md tells what profiling showed and what each
 // one bought. What is done differently:
-//   matmul     OpenBLAS sgemv/sgemm; big products split by rows over OpenMP
-//              threads, each calling single-threaded BLAS (matmul.cpp)
+//   matmul     OpenBLAS sgemm; big products split by rows over OpenMP
+//              threads, each calling single-threaded BLAS (matmul.cpp); a
+//              decoding step's few rows in a loop of our own (few_rows_matmul.cpp)
 //   attention  the batched training attention as BLAS matrix products, with
 //              its backward pass (attention.cpp)
 //   layernorm  rows over OpenMP threads
@@ -27,6 +28,12 @@ namespace tang::fast {
 // dweight (OC, IC) and dbias (OC, may be null) for dout (N, OC).
 void matmul_forward(float* out, const float* inp, const float* weight, const float* bias,
                     std::size_t N, std::size_t IC, std::size_t OC);
+// The same product for a decoding step's few input rows (N up to
+// kFewRows): each weight read once, fused multiply-adds in the widest vectors
+// (few_rows_matmul.cpp). matmul_forward calls it for N <= kFewRows.
+inline constexpr std::size_t kFewRows = 32;
+void few_rows_matmul(float* out, const float* inp, const float* weight, const float* bias,
+                     std::size_t N, std::size_t IC, std::size_t OC);
 void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
                      const float* weight, std::size_t N, std::size_t IC, std::size_t OC);
 

@@ -9,8 +9,10 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
+#include "03_topk_topp/sampler.hpp"
 #include "06_kvcache/kv_cache.hpp"
 #include "08_many_poems/stored_weights.hpp"
 #include "gpt.hpp"
@@ -25,16 +27,39 @@ GPT gpt2_small_shaped(const Tokenizer& tokenizer, std::uint64_t seed);
 
 // One batched decoding step of B texts whose caches hold `cached` positions each
 // (zeros: their values do not change the time), ready to run again and again.
+// `Matrices` multiplies, as lesson 06's forward_with_cache takes them: the
+// lesson's StoredWeights, or the benchmarks' tuned matrices.
+template <class Matrices = StoredWeights>
 class BatchedStep {
  public:
-  BatchedStep(const GPT& model, const StoredWeights& weights, std::size_t B, std::size_t cached,
-              const SamplingSettings& settings);
+  BatchedStep(const GPT& model, const Matrices& weights, std::size_t B, std::size_t cached,
+              const SamplingSettings& settings)
+      : model_(model),
+        weights_(weights),
+        cached_(cached),
+        settings_(settings),
+        caches_(B, KVCache(model.config())),
+        acts_(step_activations(model.config(), B)),
+        tokens_(B, 1) {
+    if (cached >= model.config().block_size)
+      throw std::invalid_argument("BatchedStep: the caches must have room for one more position");
+    for (KVCache& cache : caches_) pointers_.push_back(&cache);
+  }
   // lesson 06's cached forward and one draw per text, the caches set back to `cached` first.
-  void run();
+  void run() {
+    const std::size_t V = model_.config().vocab_size;
+    for (KVCache& cache : caches_) cache.length = cached_;
+    const View<2> all =
+        forward_with_cache(model_, weights_, tokens_, pointers_, acts_, LogitsFor::kLastPosition);
+    for (std::size_t b = 0; b < tokens_.size(); ++b) {
+      logits_.assign(all.data() + b * V, all.data() + (b + 1) * V);
+      tokens_[b] = sample_next(logits_, settings_, rng_);
+    }
+  }
 
  private:
   const GPT& model_;
-  const StoredWeights& weights_;
+  const Matrices& weights_;
   std::size_t cached_;
   SamplingSettings settings_;
   std::vector<KVCache> caches_;
