@@ -7,7 +7,8 @@
 // one bought. What is done differently:
 //   matmul     OpenBLAS sgemm; big products split by rows over OpenMP
 //              threads, each calling single-threaded BLAS (matmul.cpp); a
-//              decoding step's few rows in a loop of our own (few_rows_matmul.cpp)
+//              batched decoding step's few rows in a loop of our own
+//              (few_rows_matmul.cpp), one row in the lesson's ops::matmul_forward
 //   attention  the batched training attention as BLAS matrix products, with
 //              its backward pass (attention.cpp)
 //   layernorm  rows over OpenMP threads
@@ -28,9 +29,10 @@ namespace tang::fast {
 // dweight (OC, IC) and dbias (OC, may be null) for dout (N, OC).
 void matmul_forward(float* out, const float* inp, const float* weight, const float* bias,
                     std::size_t N, std::size_t IC, std::size_t OC);
-// The same product for a decoding step's few input rows (N up to
+// The same product for a batched decoding step's few input rows (N up to
 // kFewRows): each weight read once, fused multiply-adds in the widest vectors
-// (few_rows_matmul.cpp). matmul_forward calls it for N <= kFewRows.
+// (few_rows_matmul.cpp). matmul_forward calls it for 2 <= N <= kFewRows; for
+// N = 1 it calls the lesson's own ops::matmul_forward, which is as fast there.
 inline constexpr std::size_t kFewRows = 32;
 void few_rows_matmul(float* out, const float* inp, const float* weight, const float* bias,
                      std::size_t N, std::size_t IC, std::size_t OC);
