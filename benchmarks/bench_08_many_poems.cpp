@@ -1,6 +1,7 @@
 // bench_08_many_poems: what lesson 08 adds, many poems at once and weights below fp32.
-// Everything runs the lesson path (lesson 06's cached forward over B caches and StoredMatrix,
-// lesson 03's sample_next): lesson 08 has no tuned twin.
+// The plain rows run the lesson path (lesson 06's cached forward over B caches and
+// StoredMatrix, lesson 03's sample_next); the tuned rows the same forward with the model's
+// fp32 weights multiplied under the hood (fast::matmul_forward), in fp32 only.
 //
 //   lesson08/batched/plain/FORMAT/B:N  write_batched of 32 poems (seeds 1 .. 32, no opening,
 //                                      at most 64 characters each) with N = 1, 2, 4, 8, 16, 32
@@ -30,6 +31,13 @@
 //   every row that writes (batched, decode, big) also has predicted_chars_per_s: the cost
 //   model's prediction (06_kvcache/step_cost.hpp) from this machine's profile
 //   (build/release/machine_profile.tsv, measured first when it is missing)
+//   lesson08/big/tuned/fp32/B:N, lesson08/step/tuned/fp32/B:N   the same step on the tuned
+//                                      path: the model's fp32 weights through
+//                                      fast::matmul_forward (few_rows_matmul for 2 .. 32 rows)
+//   lesson08/few_rows_alignment/tuned/aligned|16_bytes_off/N:n   few_rows_matmul over 12
+//                                      matrices of 3072 x 768 (113 MB) for n = 4, 16 rows, the
+//                                      weights and inputs on a 64-byte boundary or 16 bytes
+//                                      past one (what common/tensor.hpp's allocator prevents)
 //   lesson08/shared_opening/prefill_each/B:16   16 prefills (lesson 06's forward_with_cache)
 //                                      of the opening "\n白日依山尽，黄河入海流。欲穷千里目，"
 //                                      (19 positions), one into each poem's cache
@@ -54,6 +62,7 @@
 #include "bench_common.hpp"
 #include "bench_writing.hpp"
 #include "fast/fast.hpp"
+#include "tensor.hpp"
 
 namespace {
 
@@ -174,6 +183,29 @@ void BM_step_tuned(benchmark::State& state, bool ours) {
   state.counters["predicted_chars_per_s"] = 1e3 * static_cast<double>(B) / predicted_ms;
 }
 
+// fast::few_rows_matmul on 12 matrices of 3072 x 768 (GPT-2 small's MLP, 113 MB: from
+// main memory) for N rows, with weights and inputs on a 64-byte boundary, as every
+// Tensor's are, or 16 bytes past one, as malloc returns large blocks.
+void BM_few_rows_alignment(benchmark::State& state, bool aligned) {
+  constexpr std::size_t kMatrices = 12, kRows = 3072, kCols = 768;
+  const auto N = static_cast<std::size_t>(state.range(0));
+  const std::size_t offset = aligned ? 0 : 4;  // floats
+  Tensor<1> weights = Tensor<1>::from_shape({kMatrices * kRows * kCols + offset});
+  Tensor<1> in = Tensor<1>::from_shape({N * kCols + offset});
+  Rng rng(5);
+  for (float& w : weights) w = rng.uniform() - 0.5f;
+  for (float& x : in) x = rng.normal();
+  std::vector<float> out(N * kRows);
+  for (auto _ : state) {
+    for (std::size_t m = 0; m < kMatrices; ++m) {
+      fast::few_rows_matmul(out.data(), in.data() + offset,
+                            weights.data() + offset + m * kRows * kCols, nullptr, N, kCols, kRows);
+    }
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+}
+
 void BM_step_on_big(benchmark::State& state, WeightFormat format) {
   BM_step(state, format, false);
 }
@@ -282,6 +314,16 @@ void register_lesson() {
         ->ArgName("B")
         ->RangeMultiplier(2)
         ->Range(1, 32)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+  for (bool aligned : {true, false}) {
+    bench::register_row(
+        std::string("lesson08/few_rows_alignment/tuned/") + (aligned ? "aligned" : "16_bytes_off"),
+        BM_few_rows_alignment, aligned)
+        ->ArgName("N")
+        ->Arg(4)
+        ->Arg(16)
         ->UseRealTime()
         ->Unit(benchmark::kMillisecond);
   }

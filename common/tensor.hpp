@@ -15,9 +15,9 @@ namespace tang {
 
 // Every Tensor's floats start on a 64-byte boundary (a cache line, and one
 // AVX-512 register). A vector load that starts elsewhere straddles two cache
-// lines; measured on the tuned decoding product (common/fast/few_rows_matmul.cpp),
-// weights 16 bytes off the boundary, as malloc returns large blocks, made a
-// step of 16 texts take 1.6 times as long.
+// lines, and malloc returns large blocks 16 bytes past a boundary: with the
+// weights there, the tuned decoding product (common/fast/few_rows_matmul.cpp)
+// ran far slower on a batch of texts. docs/under-the-hood.md has the numbers.
 template <class T>
 struct CacheLineAllocator {
   using value_type = T;
