@@ -405,6 +405,47 @@ def main():
              over("lesson08/shared_opening/prefill_each/B:16", "lesson08/shared_opening/prefill_once/B:16",
                   "each / once"))
 
+    # lesson 08's large model (GPT-2 small's shape, random weights): one batched step, chars/s
+    # at every B on the lesson path (three formats) and the tuned path (fp32), each over its
+    # own path's fp32 B = 1, and the peer's same step (torch_peer.py, "big") where it ran.
+    # The issue's goals are printed beside the ratios, not checked.
+    peer_big = peers.get("same", {}).get("big", {}).get("by_batch", {})
+    big_columns = ["PyTorch fp32", "PyTorch int8", "tuned / PyTorch fp32"] if peer_big else []
+    big = Table(["B", "plain fp32", "plain bf16", "plain int8", "tuned fp32",
+                 "over the path's own fp32 B = 1", "the issue asks"] + big_columns)
+
+    def big_rate(path, fmt, b):
+        r = all_runs.get(f"lesson08/big/{path}/{fmt}/B:{b}", (None, {}, None))[1]
+        return r.get("chars_per_s")
+
+    plain_one, tuned_one = big_rate("plain", "fp32", 1), big_rate("tuned", "fp32", 1)
+    asks = {1: "int8 at least 2.5x, bf16 at least 1.5x (plain)",
+            4: "at least 2.5x plain, 3.5x tuned", 16: "tuned at least 6x"}
+    for b in (1, 2, 4, 8, 16, 32):
+        rates = {(path, fmt): big_rate(path, fmt, b) for path, fmt in
+                 (("plain", "fp32"), ("plain", "bf16"), ("plain", "int8"), ("tuned", "fp32"))}
+        if not any(rates.values()):
+            continue
+        over_one = []
+        if b == 1:
+            for fmt in ("bf16", "int8"):
+                if rates[("plain", fmt)] and plain_one:
+                    over_one.append(f"{fmt} {rates[('plain', fmt)] / plain_one:.2f}x")
+        else:
+            if rates[("plain", "fp32")] and plain_one:
+                over_one.append(f"plain {rates[('plain', 'fp32')] / plain_one:.2f}x")
+            if rates[("tuned", "fp32")] and tuned_one:
+                over_one.append(f"tuned {rates[('tuned', 'fp32')] / tuned_one:.2f}x")
+        cells = [f"{fmt_rate(v)}" if v else "" for v in rates.values()]
+        peer_cells = []
+        if peer_big:
+            theirs = peer_big.get(str(b), {})
+            fp32, int8 = theirs.get("fp32_chars_per_s"), theirs.get("int8_chars_per_s")
+            tuned = rates[("tuned", "fp32")]
+            peer_cells = [fmt_rate(fp32) if fp32 else "", fmt_rate(int8) if int8 else "",
+                          f"{tuned / fp32:.1f}x" if tuned and fp32 else ""]
+        big.add(str(b), *cells, ", ".join(over_one), asks.get(b, ""), *peer_cells)
+
     # chart data: total milliseconds for n characters
     series = []
     for title, prefix, source in (("C++ plain, context-512 model", "lesson06/block512/plain", "cpp"),
@@ -484,6 +525,11 @@ def main():
     if many.rows:
         text += ["Lesson 08, many poems at once and weights below fp32 (the lesson path, 1 thread;"
                  " x floor per character or row, against the fp32 gemv floor):", "", many.markdown(), ""]
+    if big.rows:
+        peer_note = (f" PyTorch: {peers['same']['big'].get('int8', '')}." if peer_big else "")
+        text += ["Lesson 08's large model (GPT-2 small's shape, random weights; one step of B texts"
+                 " whose caches hold 64 positions, 1 thread), chars/s:" + peer_note, "",
+                 big.markdown(), ""]
     if predicted.rows:
         text += ["Predicted before it is measured (the lesson path, 1 thread): every row the cost"
                  " model covers (lessons/06_kvcache/step_cost.hpp, from this machine's profile),"

@@ -34,7 +34,14 @@ line saying so and exits 0, so the rest of the run goes on without the peer.
    character, median of --repeats runs (--smoke: 8 poems, B = 1 and 4; --batches picks
    the B values). It checks the batched logits too: each poem's last step at the largest
    B against a whole forward of that poem (a mismatch: exit status 1, as in 2).
-5. Times one training step on TWO threads: batch 32 x 128 random ids, forward,
+5. Times, on ONE thread, one batched step on a model of GPT-2 small's shape (12 layers,
+   12 heads, 768 dims, our vocabulary, context 128) with random weights, as
+   lesson08/big/FORMAT/B:N: B texts whose caches hold 64 positions, one forward of B new
+   positions and one draw per text (T 0.8, top-k 20), median of --repeats x 5 steps, at
+   the same B values; in fp32, and in int8 where torch.ao's dynamic quantization runs
+   (every nn.Linear as int8 weights, each input row quantized on the fly; the tied output
+   layer stays fp32, as it is not an nn.Linear). --no-big-model leaves it out.
+6. Times one training step on TWO threads: batch 32 x 128 random ids, forward,
    cross-entropy, backward, gradient clipping at 1.0, AdamW (betas 0.9/0.95, weight
    decay 0.1 on matrices): tokens/s, median of --train-steps steps after one warm-up.
 """
@@ -337,6 +344,40 @@ def time_batched(model, seeds, batch, repeats, max_chars=64):
                    "chars_per_s": chars / ms * 1000, "us_per_char": ms * 1000 / chars}
 
 
+# --- one batched step on a model too big for the cache, as lesson08/big ----------------
+BIG_CACHED = 64  # positions each text's cache holds, as bench_08_many_poems
+
+
+def big_model(V):
+    torch.manual_seed(1)
+    model = GPT(V, 128, 12, 12, 768)
+    with torch.no_grad():
+        for p in model.parameters():  # random weights: the time does not depend on them
+            p.normal_(0.0, 0.02)
+    return model.eval()
+
+
+def big_step_ms(model, B, repeats, steps=5):
+    """Median ms of one batched step: B texts at position BIG_CACHED (their caches filled
+    with zeros: the values do not change the time), a forward of one new position each,
+    and one draw per text at T 0.8, top-k 20."""
+    HS = model.C // model.NH
+    cache = [(torch.zeros(B, model.NH, model.T_max, HS), torch.zeros(B, model.NH, model.T_max, HS))
+             for _ in range(model.L)]
+    idx = torch.ones(B, 1, dtype=torch.long)
+    generator = torch.Generator().manual_seed(1)
+
+    def step():
+        logits = model(idx, cache, BIG_CACHED)[:, -1] / 0.8  # (B, V)
+        kth = torch.topk(logits, 20, dim=-1).values[:, -1:]
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+        return torch.multinomial(F.softmax(logits, dim=-1), 1, generator=generator)
+
+    with torch.inference_mode():
+        step()  # warm-up
+        return median_ms(repeats * steps, step)
+
+
 def median_ms(repeats, fn):
     times = []
     for _ in range(repeats):
@@ -419,6 +460,8 @@ def main():
     parser.add_argument("--batches", default="",
                         help="B values of the batched timing, e.g. 1,16 (default 1,2,4,8,16,32; "
                              "--smoke: 1,4)")
+    parser.add_argument("--no-big-model", action="store_true",
+                        help="leave out the large model's batched step")
     parser.add_argument("--smoke", action="store_true",
                         help="1 run each, 32 characters only, 8 poems at B = 1 and 4")
     parser.add_argument("--blas-as-installed", action="store_true",
@@ -518,7 +561,32 @@ def main():
           f"every B: {'yes' if batched['same_poems_every_batch'] else 'no'}")
     result["batched"] = batched
 
-    # 4. training, two threads
+    # 4. one batched step on the large model, one thread
+    if not args.no_big_model:
+        fp32 = big_model(model.V)
+        try:
+            int8 = torch.ao.quantization.quantize_dynamic(fp32, {torch.nn.Linear}, dtype=torch.qint8)
+            int8_note = "torch.ao.quantization.quantize_dynamic: nn.Linear weights int8"
+        except Exception as error:  # an engine this torch lacks on this CPU
+            int8, int8_note = None, f"int8 did not run: {error}"
+        big = {"shape": "12 layers, 12 heads, 768 dims, context 128", "cached": BIG_CACHED,
+               "threads": 1, "int8": int8_note, "by_batch": {}}
+        for b in sizes:
+            row = {"fp32_ms": big_step_ms(fp32, b, args.repeats)}
+            if int8 is not None:
+                try:
+                    row["int8_ms"] = big_step_ms(int8, b, args.repeats)
+                except Exception as error:
+                    int8, big["int8"] = None, f"int8 did not run: {error}"
+            for fmt in ("fp32", "int8"):
+                if f"{fmt}_ms" in row:
+                    row[f"{fmt}_chars_per_s"] = 1000.0 * b / row[f"{fmt}_ms"]
+            big["by_batch"][str(b)] = row
+            print(f"torch_peer: large model, B = {b:2d}: fp32 {row['fp32_chars_per_s']:6.1f} chars/s"
+                  + (f", int8 {row['int8_chars_per_s']:6.1f} chars/s" if "int8_ms" in row else ""))
+        result["big"] = big
+
+    # 5. training, two threads
     result["openblas_threads_training"] = set_threads(2)
     tokens_per_s, seconds = train_step_tokens_per_s(model, args.train_steps)
     result["train_step"] = {"batch": 32, "block": model.T_max, "threads": 2,
