@@ -103,8 +103,15 @@ void few_rows_matmul(float* out, const float* inp, const float* weight, const fl
     std::size_t n = 0;
     for (; n + kInputsAtOnce <= N; n += kInputsAtOnce)
       tile<kInputsAtOnce>(out, inp, weight, n, IC, OC, o);
-    if (N - n >= 4) tile<4>(out, inp, weight, n, IC, OC, o), n += 4;  // what is left: 4, 2, 1
-    if (N - n >= 2) tile<2>(out, inp, weight, n, IC, OC, o), n += 2;
+    // what is left (fewer than six): a tile of 4, of 2, of 1, as they fit
+    if (N - n >= 4) {
+      tile<4>(out, inp, weight, n, IC, OC, o);
+      n += 4;
+    }
+    if (N - n >= 2) {
+      tile<2>(out, inp, weight, n, IC, OC, o);
+      n += 2;
+    }
     if (N - n == 1) tile<1>(out, inp, weight, n, IC, OC, o);
   }
   for (; o < OC; ++o) {  // the last OC % 4 rows
