@@ -409,7 +409,8 @@ const tang::GPT* shipped_model() {
 
 // Batching changes the speed, never a number: in every format, each row of an
 // N-row product is the same bits as that row multiplied alone (the loops take
-// inputs two at a time, and rows four at a time, with tails of both).
+// inputs three at a time, int8 two, and rows four at a time; N = 2, 3, 5 and 16
+// leave every kind of tail).
 TEST(EveryFormat, EachRowOfABatchIsThatRowAloneBitForBit) {
   if (!exercise_08a_done()) GTEST_SKIP() << "int8 needs exercise 08a";
   std::mt19937 gen(11);
