@@ -2,12 +2,12 @@
 // input rows against a large weight matrix, streaming each weight once.
 //
 // A decoding step multiplies B rows (B = 1 .. 32 texts) by every weight matrix.
-// OpenBLAS's sgemm is made for large products: it first copies ("packs") the
-// whole weight matrix into its own layout, which on a step's few rows costs
-// more than the multiplying. Here each block of 4 weight rows is read once and
-// multiplied into up to 4 input rows at a time with fused multiply-adds, in the
-// CPU's widest vectors (16 floats with AVX-512), 16 sums in registers, while the
-// next 4 rows are asked for ahead (a prefetch) so that reading overlaps the
+// OpenBLAS's sgemm is made for large products: it first copies ("packs")
+// blocks of the weight matrix into its own layout, work that pays back over
+// many rows. Here each block of 4 weight rows is read once and multiplied into
+// up to 6 input rows at a time (2 without AVX-512) with fused multiply-adds, in
+// the CPU's widest vectors (16 floats with AVX-512), 24 sums in registers, while
+// the next 4 rows are asked for ahead (a prefetch) so that reading overlaps the
 // arithmetic. The sums run in another order than ops::matmul_forward's, with
 // FMA: the results differ from the plain loop in the last bits (fast_test).
 #include <cstring>
