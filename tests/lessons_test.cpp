@@ -244,7 +244,7 @@ TEST(Lessons, YoursSaysWhoseExerciseCodeRuns) {
             "the reference solutions");
   const Outcome all = run_lesson(kLessons[0], {"--yours"});
   ASSERT_EQ(all.status, 0) << describe(all);
-  EXPECT_NE(all.out.find("YOURS for 02, 03, 03b, 05, 06a, 06b, 06c, 07a, 07b, 08a, 08b"),
+  EXPECT_NE(all.out.find("YOURS for 02, 03, 03b, 05, 06a, 06b, 06c, 06d, 07a, 07b, 08a, 08b"),
             std::string::npos)
       << all.out;
 }

@@ -70,9 +70,10 @@ void show_one_step(LessonContext& c, const StepCost& step, std::size_t cached) {
     c.out << line;
   }
   std::snprintf(line, sizeof line,
-                "    GELU and LayerNorm %.4f ms, attention %.4f ms, the draw %.4f ms: %.3f ms in "
-                "all\n",
-                step.pointwise_ms, step.attention_ms, step.sampling_ms, step.total_ms());
+                "    GELU and LayerNorm %.4f ms, attention %.4f ms (it reads %.0f KB of keys and "
+                "values), the draw %.4f ms: %.3f ms in all\n",
+                step.pointwise_ms, step.attention_ms, step.kv_bytes / 1e3, step.sampling_ms,
+                step.total_ms());
   c.out << line;
 }
 

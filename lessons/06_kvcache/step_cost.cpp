@@ -26,30 +26,16 @@ StepCost predict_step(const GPTConfig& cfg, const StepWork& work, const MachineP
                       const std::string& loop, double bytes_per_weight) {
   const std::size_t C = cfg.n_embd, L = cfg.n_layer;
   StepCost cost;
-  // (name, rows, cols, how many, input rows): out (N, rows) = in (N, cols) @ W^T
-  struct Shape {
-    const char* name;
-    std::size_t rows, cols, count, N;
-  };
-  const Shape shapes[] = {{"qkv", 3 * C, C, L, work.rows},
-                          {"attn_proj", C, C, L, work.rows},
-                          {"fc", 4 * C, C, L, work.rows},
-                          {"fc_proj", C, 4 * C, L, work.rows},
-                          {"output", cfg.vocab_size, C, 1, work.output_rows}};
-  for (const Shape& s : shapes) {
-    MatrixCost m{s.name, s.rows, s.cols, s.count};
-    const double weights = static_cast<double>(s.rows * s.cols * s.count);
-    m.bytes = weights * bytes_per_weight;
-    m.flops = 2.0 * weights * static_cast<double>(s.N);
-    cost.weight_bytes += m.bytes;
-    cost.matrices.push_back(m);
+  for (const MatrixTraffic& t : step_matrices(cfg, work.rows, work.output_rows, bytes_per_weight)) {
+    cost.matrices.push_back({t});
+    cost.weight_bytes += t.bytes;
   }
   cost.gb_per_s = profile.read_gb_per_s_at(cost.weight_bytes);
   for (MatrixCost& m : cost.matrices) {
-    const std::size_t N = m.name == "output" ? work.output_rows : work.rows;
     m.memory_ms = m.bytes / (cost.gb_per_s * 1e6);  // GB/s = 1e6 bytes per ms
-    m.compute_ms = m.flops / (profile.loop_gflops_at(loop, m.cols, N) * 1e6);
+    m.compute_ms = m.flops / (profile.loop_gflops_at(loop, m.cols, m.inputs) * 1e6);
   }
+  cost.kv_bytes = kv_bytes_read(cfg, work.keys);
   // per row and layer: GELU over 4C numbers, two LayerNorms over C; then ln_f
   const double rows = static_cast<double>(work.rows);
   cost.pointwise_ms = rows * static_cast<double>(L * C) *

@@ -3,7 +3,8 @@
 // anything is timed.
 //
 // Every weight matrix W (rows x cols) is read once per step, however many
-// input rows N go through it, and does 2 x rows x cols x N flops with them.
+// input rows N go through it, and does 2 x rows x cols x N flops with them
+// (exercise 06d counts both, exercise/step_traffic.hpp).
 // Whichever takes longer sets its time (the "roofline"):
 //
 //   matrix time = max( bytes of W / read bandwidth ,  flops / loop rate at N )
@@ -24,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "06_kvcache/exercise/step_traffic.hpp"
 #include "06_kvcache/machine_profile.hpp"
 #include "gpt.hpp"
 
@@ -44,17 +46,16 @@ StepWork cached_step(std::size_t cached);
 // A cached step of B texts whose caches hold `cached` positions each: B new rows.
 StepWork batch_step(std::size_t B, std::size_t cached);
 
-struct MatrixCost {
-  std::string name;                           // "qkv", "attn_proj", "fc", "fc_proj", "output"
-  std::size_t rows = 0, cols = 0, count = 0;  // its shape, and how many (one per layer)
-  double bytes = 0.0, flops = 0.0;            // all `count` of them
-  double memory_ms = 0.0, compute_ms = 0.0;   // all of them
+// A kind of matrix's bytes and flops (exercise 06d counts them), and their times.
+struct MatrixCost : MatrixTraffic {
+  double memory_ms = 0.0, compute_ms = 0.0;  // all `count` of them
   double ms() const { return memory_ms > compute_ms ? memory_ms : compute_ms; }
 };
 
 struct StepCost {
   std::vector<MatrixCost> matrices;
   double weight_bytes = 0.0;  // read per step
+  double kv_bytes = 0.0;      // keys and values attention reads (its time is attention_ms)
   double gb_per_s = 0.0;      // the bandwidth for that working set
   double pointwise_ms = 0.0;  // GELU and LayerNorm
   double attention_ms = 0.0, sampling_ms = 0.0;
