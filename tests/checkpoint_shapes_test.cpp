@@ -96,7 +96,8 @@ TEST_P(CheckpointShapes, RunEverySectionOrRefuseBeforeAnyOutput) {
 
   const std::string checkpoint = " --checkpoint " + model;
   std::vector<std::string> commands = {
-      quote(TANG_LESSON_08) + checkpoint + " --no-big-model",  // sections 1-8, lessons 01-07 too
+      // sections 1-9: lessons 01-08 too
+      quote(TANG_LESSON_09) + checkpoint + " --no-big-model --poems 4",
       quote(TANG_LESSON_07) + checkpoint + " --form 七律 --section 7",
       quote(TANG_LESSON_05) + checkpoint + " --heads 春夏秋冬 --length 200",
       quote(TANG_MEASURE_SETTINGS) + checkpoint + " --poems 2",

@@ -53,6 +53,7 @@ const Lesson kLessons[] = {{1, TANG_LESSON_01}, {2, TANG_LESSON_02}, {3, TANG_LE
 // Lesson 07 runs lesson 06's timing too: its own tests below, mostly with --section 7.
 const Lesson kLesson07 = {7, TANG_LESSON_07};
 const Lesson kLesson08 = {8, TANG_LESSON_08};
+const Lesson kLesson09 = {9, TANG_LESSON_09};
 
 // Lessons 07 and 08 run lesson 06's timing section, ten minutes and more under the
 // sanitizers: there their tests run the new section alone (--section), which covers
@@ -244,8 +245,9 @@ TEST(Lessons, YoursSaysWhoseExerciseCodeRuns) {
             "the reference solutions");
   const Outcome all = run_lesson(kLessons[0], {"--yours"});
   ASSERT_EQ(all.status, 0) << describe(all);
-  EXPECT_NE(all.out.find("YOURS for 02, 03, 03b, 05, 06a, 06b, 06c, 06d, 07a, 07b, 08a, 08b"),
-            std::string::npos)
+  EXPECT_NE(
+      all.out.find("YOURS for 02, 03, 03b, 05, 06a, 06b, 06c, 06d, 07a, 07b, 08a, 08b, 09a, 09b"),
+      std::string::npos)
       << all.out;
 }
 
@@ -568,6 +570,42 @@ TEST(Lessons, LessonEightWritesManyPoemsAtOnce) {
   }
 }
 
+// Lesson 09's section: both steps looked at (16 heads each, five lens stages), the
+// head table (16 heads and the uniform row) and the knockout table (whole + 16).
+// The whole lesson prints the same section 9 as --section 9 alone.
+TEST(Lessons, LessonNineLooksInside) {
+  REQUIRE_MODEL();
+  const Outcome r = run_lesson(kLesson09, {"--section", "9", "--poems", "6"});
+  ASSERT_EQ(r.status, 0) << describe(r);
+  EXPECT_EQ(r.err, "");
+  expect_header(kLesson09, r);
+  const auto sections = sections_of(r.out);
+  ASSERT_EQ(sections.size(), 1u) << r.out;
+  EXPECT_EQ(sections[0].heading.rfind("== 9. ", 0), 0u) << sections[0].heading;
+  std::size_t heads = 0, stages = 0, table = 0, knockouts = 0;
+  for (const std::string& line : lines_of(r.out)) {
+    heads += line.rfind("    layer ", 0) == 0;
+    for (const char* s : {"    embeddings", "    block "}) stages += line.rfind(s, 0) == 0;
+    table += line.rfind("    L", 0) == 0 && line.find("x  ") != std::string::npos;
+    knockouts += line.rfind("    L", 0) == 0 && line.find(" of ") != std::string::npos;
+  }
+  EXPECT_EQ(heads, 32u) << "16 heads at each of the two steps\n" << r.out;
+  EXPECT_EQ(stages, 10u) << "embeddings and 4 blocks at each step\n" << r.out;
+  EXPECT_EQ(table, 16u) << r.out;
+  EXPECT_EQ(knockouts, 16u) << r.out;
+  EXPECT_NE(r.out.find("    uniform "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("    whole "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("over 6 held-out poems"), std::string::npos) << r.out;
+  if (!kSanitized) {  // the whole lesson: sections 1-9, and section 9 the same text
+    const Outcome full = run_lesson(kLesson09, {"--no-big-model", "--poems", "6"});
+    ASSERT_EQ(full.status, 0) << describe(full);
+    const auto all = sections_of(full.out);
+    expect_sections(kLesson09, all, full.out);
+    ASSERT_EQ(all.size(), 9u);
+    EXPECT_EQ(all[8].lines, sections[0].lines) << "--section 9 prints what the whole run prints";
+  }
+}
+
 TEST(Lessons, ALongPromptKeepsItsLast128Characters) {
   REQUIRE_MODEL();
   std::string prompt;
@@ -735,6 +773,18 @@ INSTANTIATE_TEST_SUITE_P(Lesson07, BadCommandLine,
                          ::testing::Combine(::testing::Values(kLesson07),
                                             ::testing::ValuesIn(bad_verse_flags())),
                          bad_flag_name);
+const std::vector<BadFlags>& bad_inside_flags() {
+  static const std::vector<BadFlags> cases = {
+      {"PoemsZero", {"--poems", "0"}, {"--poems", "0"}, 2, false},
+      {"PoemsTooMany", {"--poems", "2001"}, {"--poems", "2001"}, 2, false},
+      {"PoemsNotANumber", {"--poems", "many"}, {"--poems", "many"}, 2, false},
+  };
+  return cases;
+}
+INSTANTIATE_TEST_SUITE_P(Lesson09, BadCommandLine,
+                         ::testing::Combine(::testing::Values(kLesson09),
+                                            ::testing::ValuesIn(bad_inside_flags())),
+                         bad_flag_name);
 INSTANTIATE_TEST_SUITE_P(Lesson08, BadCommandLine,
                          ::testing::Combine(::testing::Values(kLesson08),
                                             ::testing::ValuesIn(bad_many_poems_flags())),
@@ -778,6 +828,7 @@ TEST(BadCommandLine, HelpListsEveryFlag) {
   std::vector<Lesson> lessons(std::begin(kLessons), std::end(kLessons));
   lessons.push_back(kLesson07);
   lessons.push_back(kLesson08);
+  lessons.push_back(kLesson09);
   for (const Lesson& lesson : lessons) {
     const Outcome r = run(lesson.path, {"--help"});
     EXPECT_EQ(r.status, 0) << describe(r);
