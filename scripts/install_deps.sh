@@ -16,10 +16,10 @@ packages=(
 # unicode-data ships Unihan (Unihan_Readings.txt.bz2: kCantonese, kMandarin), the second
 # source of data/tones.tsv (scripts/rebuild_verse_data.sh, verse_data_rebuild_test).
 # Extra tools some optional steps use: --fuzz adds clang for the fuzzers (CI);
-# --extras adds those plus NumPy (golden tensors), gnuplot and a Chinese font (charts)
-# and PyTorch (the peer).
+# --extras adds those plus NumPy (golden tensors), gnuplot and a Chinese font (charts),
+# Graphviz (the model diagram of docs/README.md) and PyTorch (the peer).
 fuzz=(clang libclang-rt-14-dev)
-extras=("${fuzz[@]}" python3-numpy gnuplot-nox fonts-wqy-microhei python3-torch)
+extras=("${fuzz[@]}" python3-numpy gnuplot-nox fonts-wqy-microhei graphviz python3-torch)
 if [[ "${1:-}" == "--fuzz" ]]; then packages+=("${fuzz[@]}"); fi
 if [[ "${1:-}" == "--extras" ]]; then packages+=("${extras[@]}"); fi
 
