@@ -29,7 +29,10 @@ Fills seven kinds of marked blocks in lessons/*/README.md and docs/README.md:
       block), the rows that page talks about: lesson 02 the temperatures, lesson 03
       T = 1.5 and its filters, both the real poems
 
-    python3 scripts/update_lesson_readmes.py [path/to/lesson_06_kvcache]
+    python3 scripts/update_lesson_readmes.py [path/to/lesson_06_kvcache] [--pages PAGE ...]
+
+With --pages only those pages are filled (e.g. --pages lessons/09_inside/README.md),
+and lesson_06_kvcache runs only when one of them quotes its sections.
 """
 import difflib
 import pathlib
@@ -38,18 +41,27 @@ import subprocess
 import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent
-binary = sys.argv[1] if len(sys.argv) > 1 else root / "build/release/lessons/06_kvcache/lesson_06_kvcache"
-output = subprocess.run([str(binary)], check=True, capture_output=True, text=True).stdout
+args = sys.argv[1:]
+only = []
+if "--pages" in args:
+    only = [(root / page).resolve() for page in args[args.index("--pages") + 1:]]
+    args = args[:args.index("--pages")]
+binary = args[0] if args else root / "build/release/lessons/06_kvcache/lesson_06_kvcache"
 
 sections = {}
-current = None
-for line in output.splitlines():
-    m = re.match(r"== (\d+)\. ", line)
-    if m:
-        current = int(m.group(1))
-        sections[current] = []
-    if current is not None:
-        sections[current].append(line)
+
+
+def read_lesson_six():
+    """Sections 1-6 as lesson_06_kvcache prints them, run once, when a page asks."""
+    output = subprocess.run([str(binary)], check=True, capture_output=True, text=True).stdout
+    current = None
+    for line in output.splitlines():
+        m = re.match(r"== (\d+)\. ", line)
+        if m:
+            current = int(m.group(1))
+            sections[current] = []
+        if current is not None:
+            sections[current].append(line)
 
 
 def definition(path, start_text):
@@ -72,8 +84,10 @@ def program_path(program):
 
 def fill_output(match):
     n = int(match.group(1))
+    if n <= 6 and n not in sections:
+        read_lesson_six()
     if n not in sections:  # section 7 and later: the lesson that adds it, that section alone
-        program = {7: "lesson_07_verse", 8: "lesson_08_many_poems"}[n]
+        program = {7: "lesson_07_verse", 8: "lesson_08_many_poems", 9: "lesson_09_inside"}[n]
         lines = subprocess.run([str(program_path(program)), "--section", str(n)], check=True,
                                capture_output=True, text=True).stdout.splitlines()
         sections[n] = lines[next(i for i, line in enumerate(lines) if line.startswith(f"== {n}. ")):]
@@ -151,6 +165,10 @@ READING = [
     ("08 many poems", "the batch (lesson 06's cached forward over B caches), bf16 and int8 rows (exercises 08b, 08a)",
      ["lessons/08_many_poems/batch_writer.cpp", "lessons/08_many_poems/stored_weights.hpp",
       "lessons/08_many_poems/exercise/bf16_row.cpp", "lessons/08_many_poems/exercise/quantize_row.cpp"]),
+    ("09 inside", "one forward pass read out, the head table (exercise 09a), the logit lens (exercise 09b), knockouts",
+     ["lessons/09_inside/inside_view.hpp", "lessons/09_inside/head_patterns.cpp",
+      "lessons/09_inside/exercise/column_attention.cpp", "lessons/09_inside/exercise/logit_lens.cpp",
+      "lessons/09_inside/knockout.cpp"]),
 ]
 
 
@@ -218,6 +236,8 @@ def fill_measure(page):
 
 
 pages = sorted(root.glob("lessons/0[0-9]_*/README.md")) + [root / "docs/README.md"]
+if only:
+    pages = [page for page in pages if page.resolve() in only]
 for page in pages:
     text = page.read_text()
     new = re.sub(r"<!-- output:section-(\d) -->.*?<!-- /output -->", fill_output, text, flags=re.S)
