@@ -16,6 +16,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "checkpoint.hpp"
@@ -603,6 +604,7 @@ TEST(ProgramFaults, EveryProgramFailsWhenItsOutputIsLost) {
       {TANG_MEASURE_WEIGHTS, {"--poems", "1"}},
       {TANG_MEASURE_SETTINGS, {"--poems", "1"}},
       {TANG_DISTRIBUTION_TABLE, {}},
+      {TANG_ATTENTION_TABLE, {}},
       {TANG_TRAINER, {"--eval", "--data", small}},
       {TANG_LESSON_01, {"--section", "1"}},
       {TANG_MEASURE_WEIGHTS, {"--help"}},
@@ -618,6 +620,50 @@ TEST(ProgramFaults, EveryProgramFailsWhenItsOutputIsLost) {
           << name << " " << redirect << ": " << read(err);
     }
   }
+}
+
+TEST(AttentionTableFaults, ATextItCannotReadIsOneErrorLine) {
+  REQUIRE_MODEL();
+  std::string long_text;
+  for (int i = 0; i < 11; ++i) long_text += "床前明月光，疑是地上霜。";  // 132 characters
+  const std::pair<std::string, std::string> cases[] = {
+      {"", "--text is empty"},
+      {"床前明月光，疑是地上☃。", "☃"},
+      {long_text, "must fit the model's context of 128"},
+  };
+  for (const auto& [text, needle] : cases) {
+    const Outcome r = run(TANG_ATTENTION_TABLE, {"--text", text});
+    SCOPED_TRACE(text);
+    expect_one_error_line(r, needle);
+    EXPECT_EQ(r.out, "") << "nothing printed before the error";
+  }
+}
+
+TEST(AttentionTable, EveryRowOfEveryHeadSumsToOne) {
+  REQUIRE_MODEL();
+  const Outcome r = run(TANG_ATTENTION_TABLE, {"--text", "白日依山尽，黄河入海流。"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string characters, header, line;
+  std::getline(lines, characters);
+  std::getline(lines, header);
+  EXPECT_EQ(characters, "# characters\t⏎\t白\t日\t依\t山\t尽\t，\t黄\t河\t入\t海\t流\t。");
+  EXPECT_EQ(header, "layer\thead\tquery\tkey\tweight");
+  std::map<std::tuple<int, int, int>, double> sums;
+  std::size_t rows = 0;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    int layer = 0, head = 0, query = 0, key = 0;
+    double weight = 0.0;
+    ASSERT_TRUE(fields >> layer >> head >> query >> key >> weight) << line;
+    if (key > query) {
+      EXPECT_EQ(weight, 0.0) << "causal: " << line;
+    }
+    sums[{layer, head, query}] += weight;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 16u * 13u * 13u) << "4 layers x 4 heads x 13 x 13 positions";
+  for (const auto& [where, sum] : sums) EXPECT_NEAR(sum, 1.0, 1e-3);  // 5 decimals a weight
 }
 
 TEST(CheckVerseFaults, NothingToCheckIsAnError) {
@@ -673,7 +719,7 @@ TEST(CheckVerseFaults, ARowThatIsNotUtf8IsNamedAndTheRestIsChecked) {
 TEST(CheckVerseFaults, ARowWithoutEndIsRefusedInBoundedMemory) {
   // a 60 MB single line took 2 GB; /dev/zero was read until 4 GB
   std::string limit;
-#ifndef __SANITIZE_ADDRESS__  // the sanitizer reserves terabytes of address space up front
+#ifndef __SANITIZE_ADDRESS__     // the sanitizer reserves terabytes of address space up front
   limit = "ulimit -v 400000; ";  // 400 MB of address space: 300 MB of input cannot fit
 #endif
   const Outcome r =
