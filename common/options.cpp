@@ -31,7 +31,9 @@ void add_lesson_flags(CLI::App& app, LessonFlags& f) {
   app.add_option("--top-p", o.top_p, "keep the smallest set reaching probability p, in (0, 1]")
       ->capture_default_str()
       ->check(CLI::Range(1e-6f, 1.0f));
-  app.add_option("--prompt", o.prompts, "prompt(s) for sections 1 and 4 (repeatable)");
+  app.add_option("--prompt", o.prompts,
+                 "prompt(s) for sections 1 and 4 (repeatable); section 9 looks inside the step "
+                 "after the first");
   app.add_option("--heads", o.heads,
                  "acrostic head characters for section 5 (repeatable), e.g. 春眠不觉");
   app.add_flag("--trace", o.trace,

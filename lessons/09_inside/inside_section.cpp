@@ -204,10 +204,15 @@ void show_inside(LessonContext& c, const InsideOptions& o) {
   c.out << "Every head of every layer spreads weight over the positions before it; the "
            "residual stream\ncarries each position's vector from block to block. Both can be "
            "read out (inside_view.hpp).\n";
-  const std::vector<TokenId> opening = tok.encode(std::string("\n") + kOpening);
+  // the step after 登鹳雀楼's 黄河入海, or after the first --prompt (its last block_size positions)
+  const bool own = !c.options.prompts.empty();
+  const std::string prompt = own ? c.options.prompts.front() : std::string(kOpening);
+  std::vector<TokenId> opening = tok.encode("\n" + prompt);
+  const std::size_t block = c.model.config().block_size;
+  if (opening.size() > block) opening.erase(opening.begin(), opening.end() - block);
   show_step(c, opening, opening.size() - 1,
-            std::string("After 「") + kOpening + "」 (王之涣, 登鹳雀楼), the model predicts the " +
-                "next character:");
+            "After 「" + prompt + "」" + (own ? "" : " (王之涣, 登鹳雀楼)") +
+                ", the model predicts the next character:");
 
   const std::vector<TokenId> quatrain = written_quatrain(c, *o.tables);
   const PoemLayout layout = layout_of(tok, quatrain);
@@ -253,7 +258,11 @@ Section inside_section() {
   auto options = std::make_shared<InsideOptions>();
   return {"Inside the model: attention, layer by layer, what each head is for",
           [options](LessonContext& c) { show_inside(c, *options); },
-          [](const LessonOptions&) { return std::string("\n，。") + kOpening; },
+          [](const LessonOptions& o) {
+            std::string text = std::string("\n，。") + kOpening;
+            for (const std::string& prompt : o.prompts) text += prompt;
+            return text;
+          },
           [options](CLI::App& app) { declare_inside_flags(app, *options); },
           [options](const GPT& model, const LessonOptions& lesson) {
             prepare_inside(*options, model, lesson);
