@@ -27,8 +27,8 @@ std::array<Targets, kPatterns> targets_of(const PoemLayout& p) {
     const int line = p.line[t], column = p.column[t];
     if (line >= 1) {  // the previous line's next column, if it has one
       const std::vector<std::size_t>& previous = p.lines[line - 1];
-      if (static_cast<std::size_t>(column + 1) < previous.size())
-        targets[3][t] = {previous[column + 1]};
+      const std::size_t next_column = static_cast<std::size_t>(column) + 1;
+      if (next_column < previous.size()) targets[3][t] = {previous[next_column]};
     }
     targets[4][t] = {0};
     // t predicts a rhyme of line 4, 6 or 8: the rhymes before it
