@@ -44,13 +44,20 @@ std::size_t parse_count(const std::map<std::string, std::string>& metadata, cons
 
 std::map<std::string, std::string> describe_model(const GPTConfig& config,
                                                   const Tokenizer& tokenizer) {
-  return {{"format", kCheckpointFormat},
-          {"n_layer", std::to_string(config.n_layer)},
-          {"n_head", std::to_string(config.n_head)},
-          {"n_embd", std::to_string(config.n_embd)},
-          {"block_size", std::to_string(config.block_size)},
-          {"vocab_size", std::to_string(config.vocab_size)},
-          {"vocab", nlohmann::json(tokenizer.characters()).dump()}};
+  std::map<std::string, std::string> metadata = {
+      {"format", kCheckpointFormat},
+      {"n_layer", std::to_string(config.n_layer)},
+      {"n_head", std::to_string(config.n_head)},
+      {"n_embd", std::to_string(config.n_embd)},
+      {"block_size", std::to_string(config.block_size)},
+      {"vocab_size", std::to_string(config.vocab_size)},
+      {"vocab", nlohmann::json(tokenizer.characters()).dump()}};
+  // lesson 10's variants only: a file without them is a multi-head model
+  if (config.attention() == Attention::kGroupedQuery)
+    metadata["n_kv_head"] = std::to_string(config.kv_heads());
+  if (config.attention() == Attention::kLatent)
+    metadata["kv_latent"] = std::to_string(config.kv_latent);
+  return metadata;
 }
 
 GPTConfig config_from_metadata(const std::map<std::string, std::string>& metadata,
@@ -64,6 +71,10 @@ GPTConfig config_from_metadata(const std::map<std::string, std::string>& metadat
   config.n_embd = parse_count(metadata, "n_embd", source);
   config.block_size = parse_count(metadata, "block_size", source);
   config.vocab_size = parse_count(metadata, "vocab_size", source);
+  if (metadata.count("n_kv_head") != 0)
+    config.n_kv_head = parse_count(metadata, "n_kv_head", source);
+  if (metadata.count("kv_latent") != 0)
+    config.kv_latent = parse_count(metadata, "kv_latent", source);
   try {
     config.validate();
   } catch (const UserError& e) {

@@ -5,6 +5,7 @@
 //   "format": "tang-gpt-1"
 //   "n_layer", "n_head", "n_embd", "block_size", "vocab_size": decimal numbers
 //   "vocab": a JSON array of the characters in id order ("\n" first)
+//   "n_kv_head" or "kv_latent": only in lesson 10's variants (config.hpp)
 //   any other keys are kept as notes (e.g. how the model was trained)
 // See docs/checkpoint-format.md.
 #pragma once

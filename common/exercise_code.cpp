@@ -16,8 +16,9 @@ namespace tang {
 
 namespace {
 
-constexpr std::array<std::string_view, 14> kExercises{
-    "02", "03", "03b", "05", "06a", "06b", "06c", "06d", "07a", "07b", "08a", "08b", "09a", "09b"};
+constexpr std::array<std::string_view, 16> kExercises{"02",  "03",  "03b", "05",  "06a", "06b",
+                                                      "06c", "06d", "07a", "07b", "08a", "08b",
+                                                      "09a", "09b", "10a", "10b"};
 
 // What --yours chose; one program, one choice, made before any work starts.
 struct Choice {
@@ -43,7 +44,7 @@ void choose_exercise_code(const std::string& yours, bool compare, std::ostream* 
     if (std::find(kExercises.begin(), kExercises.end(), id) == kExercises.end()) {
       throw BadOption("--yours " + yours + ": '" + id +
                       "' is not an exercise; give 'all' or some of 02, 03, 03b, 05, 06a, 06b, "
-                      "06c, 06d, 07a, 07b, 08a, 08b, 09a, 09b separated by commas");
+                      "06c, 06d, 07a, 07b, 08a, 08b, 09a, 09b, 10a, 10b separated by commas");
     }
     c.yours.insert(id);
     from = comma + 1;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "attention_inputs.hpp"
 #include "dropout.hpp"
 #include "errors.hpp"
 #include "ops.hpp"
@@ -41,9 +42,14 @@ Activations::Activations(const GPTConfig& c, std::size_t max_batch_, Keep keep)
   const std::size_t logit_rows = keep == Keep::kEverything ? N : 1;
   // What it all takes, before allocating any of it: a model file's config can
   // ask for far more than a machine has.
-  const double floats = static_cast<double>(N) * C * (2 + 16 * static_cast<double>(c.n_layer)) +
-                        static_cast<double>(c.n_layer) * att_size +
-                        static_cast<double>(logit_rows) * c.vocab_size;
+  const bool multi_head = c.attention() == Attention::kMultiHead;
+  const std::size_t P = multi_head ? 0 : c.proj_width(),
+                    latent = c.attention() == Attention::kLatent ? c.kv_latent : 0;
+  const std::size_t kv = latent > 0 ? 2 * C : 0;
+  const double floats =
+      static_cast<double>(N) * C * (2 + 16 * static_cast<double>(c.n_layer)) +
+      static_cast<double>(N) * static_cast<double>(c.n_layer) * (P + latent + kv) +
+      static_cast<double>(c.n_layer) * att_size + static_cast<double>(logit_rows) * c.vocab_size;
   const double bytes = floats * sizeof(float);
   const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
   if (memory > 0 && bytes > 0.8 * memory) {
@@ -62,7 +68,8 @@ Activations::Activations(const GPTConfig& c, std::size_t max_batch_, Keep keep)
   for (std::size_t l = 0; l < c.n_layer; ++l) {
     layers.push_back({matrix(N, C), vector(N), vector(N), matrix(N, 3 * C), vector(att_size),
                       matrix(N, C), matrix(N, C), matrix(N, C), vector(N), vector(N),
-                      matrix(N, 4 * C), matrix(N, 4 * C), matrix(N, C)});
+                      matrix(N, 4 * C), matrix(N, 4 * C), matrix(N, C), matrix(P > 0 ? N : 0, P),
+                      matrix(latent > 0 ? N : 0, latent), matrix(kv > 0 ? N : 0, kv)});
   }
   lnf = matrix(N, C);
   lnf_mean = vector(N);
@@ -94,7 +101,7 @@ View<2> forward(const GPTConfig& cfg, const GPTWeights& w, std::span<const Token
     Activations::Layer& L = a.layers[l];
     // attention half: residual2 = x + proj(attention(ln_1(x)))
     k.layernorm(L.ln1.data(), L.ln1_mean.data(), L.ln1_rstd.data(), x, lw.ln1_w, lw.ln1_b, N, C);
-    k.matmul(L.qkv.data(), L.ln1.data(), lw.qkv_w, lw.qkv_b, N, C, 3 * C);
+    attention_inputs_forward(cfg, lw, L, N, k);  // (N, 3C): ln_1(x) @ qkv_w^T for multi-head
     k.attention(L.atty.data(), L.att.size() > 0 ? L.att.data() : nullptr, L.qkv.data(), B, T, C,
                 NH);
     k.matmul(L.residual2.data(), L.atty.data(), lw.attn_proj_w, lw.attn_proj_b, N, C, C);

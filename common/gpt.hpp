@@ -73,7 +73,7 @@ struct Activations {
   struct Layer {
     Tensor<2> ln1;                 // (N, C)   ln_1(x)
     Tensor<1> ln1_mean, ln1_rstd;  // (N)
-    Tensor<2> qkv;                 // (N, 3C)  queries | keys | values
+    Tensor<2> qkv;                 // (N, 3C)  queries | keys | values, per query head
     Tensor<1> att;                 // (B, NH, T, T) attention weights (Keep::kEverything)
     Tensor<2> atty;                // (N, C)   attention output, heads side by side
     Tensor<2> residual2;           // (N, C)   x after the attention half
@@ -81,6 +81,10 @@ struct Activations {
     Tensor<1> ln2_mean, ln2_rstd;  // (N)
     Tensor<2> fch, fch_gelu;       // (N, 4C)  MLP hidden layer, before and after GELU
     Tensor<2> residual3;           // (N, C)   x after the MLP half
+    // lesson 10's variants (attention_inputs.hpp); empty for multi-head attention
+    Tensor<2> proj;    // (N, P)   queries | what the cache keeps, before qkv is spread out
+    Tensor<2> latent;  // (N, d_c) latent attention's vector per position
+    Tensor<2> kv;      // (N, 2C)  keys | values rebuilt from it
   };
   Tensor<2> encoded;  // (N, C)  token + position embeddings
   std::vector<Layer> layers;

@@ -5,7 +5,7 @@ namespace tang {
 namespace {
 
 // A dimension of a parameter's shape, resolved against a config.
-enum class Dim { V, T, C, C3, C4 };
+enum class Dim { V, T, C, C2, C3, C4, P, DC };
 
 std::size_t resolve(Dim d, const GPTConfig& c) {
   switch (d) {
@@ -15,12 +15,26 @@ std::size_t resolve(Dim d, const GPTConfig& c) {
       return c.block_size;
     case Dim::C:
       return c.n_embd;
+    case Dim::C2:
+      return 2 * c.n_embd;
     case Dim::C3:
       return 3 * c.n_embd;
+    case Dim::P:  // queries and what the cache keeps: 3C for multi-head attention
+      return c.proj_width();
+    case Dim::DC:
+      return c.kv_latent;
     case Dim::C4:
       return 4 * c.n_embd;
   }
   return 0;
+}
+
+// Which models have a parameter.
+enum class Has { kAll, kKeysPerHead, kLatent };
+
+bool has(Has which, const GPTConfig& c) {
+  const bool latent = c.attention() == Attention::kLatent;
+  return which == Has::kAll || (which == Has::kLatent) == latent;
 }
 
 template <typename Weights>
@@ -29,6 +43,7 @@ struct Entry {
   std::vector<Dim> shape;
   Init init;
   float* Weights::*field;
+  Has which = Has::kAll;
 };
 
 // THE table. Buffer order: wte, wpe, then every block (h.0., h.1., ...), then ln_f.
@@ -39,8 +54,13 @@ const std::vector<Entry<GPTWeights>> kModelBefore = {
 const std::vector<Entry<LayerWeights>> kBlock = {
     {"ln_1.weight", {Dim::C}, Init::kOnes, &LayerWeights::ln1_w},
     {"ln_1.bias", {Dim::C}, Init::kZeros, &LayerWeights::ln1_b},
-    {"attn.qkv.weight", {Dim::C3, Dim::C}, Init::kNormal, &LayerWeights::qkv_w},
-    {"attn.qkv.bias", {Dim::C3}, Init::kZeros, &LayerWeights::qkv_b},
+    // queries, keys and values (multi-head: P = 3C; grouped: P = C + 2 KVH HS)
+    {"attn.qkv.weight", {Dim::P, Dim::C}, Init::kNormal, &LayerWeights::qkv_w, Has::kKeysPerHead},
+    {"attn.qkv.bias", {Dim::P}, Init::kZeros, &LayerWeights::qkv_b, Has::kKeysPerHead},
+    // latent attention: queries and the latent (P = C + d_c), then keys and values from it
+    {"attn.q_latent.weight", {Dim::P, Dim::C}, Init::kNormal, &LayerWeights::qkv_w, Has::kLatent},
+    {"attn.q_latent.bias", {Dim::P}, Init::kZeros, &LayerWeights::qkv_b, Has::kLatent},
+    {"attn.kv_up.weight", {Dim::C2, Dim::DC}, Init::kNormal, &LayerWeights::kv_up_w, Has::kLatent},
     {"attn.proj.weight", {Dim::C, Dim::C}, Init::kNormal, &LayerWeights::attn_proj_w},
     {"attn.proj.bias", {Dim::C}, Init::kZeros, &LayerWeights::attn_proj_b},
     {"ln_2.weight", {Dim::C}, Init::kOnes, &LayerWeights::ln2_w},
@@ -72,8 +92,10 @@ void walk(const GPTConfig& config, Visit visit) {
   for (const auto& e : kModelBefore) visit(spec_of(e.name, e.shape, e.init), e.field, 0, nullptr);
   for (std::size_t l = 0; l < config.n_layer; ++l) {
     const std::string prefix = "h." + std::to_string(l) + ".";
-    for (const auto& e : kBlock)
-      visit(spec_of(prefix + e.name, e.shape, e.init), nullptr, l, e.field);
+    for (const auto& e : kBlock) {
+      if (has(e.which, config))
+        visit(spec_of(prefix + e.name, e.shape, e.init), nullptr, l, e.field);
+    }
   }
   for (const auto& e : kModelAfter) visit(spec_of(e.name, e.shape, e.init), e.field, 0, nullptr);
 }

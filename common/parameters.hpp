@@ -39,8 +39,9 @@ struct ParameterSpec {
 struct LayerWeights {
   float* ln1_w;        // (C)
   float* ln1_b;        // (C)
-  float* qkv_w;        // (3C, C): rows 0..C-1 make q, then k, then v
-  float* qkv_b;        // (3C)
+  float* qkv_w;        // (P, C): rows 0..C-1 make q, then k, then v (P = 3C; lesson 10's
+  float* qkv_b;        // (P)      variants: config.proj_width(), attention_inputs.hpp)
+  float* kv_up_w;      // (2C, d_c) latent attention only: keys, then values, from the latent
   float* attn_proj_w;  // (C, C)
   float* attn_proj_b;  // (C)
   float* ln2_w;        // (C)

@@ -16,6 +16,9 @@ Fills seven kinds of marked blocks in lessons/*/README.md and docs/README.md:
   <!-- diff:kv_cache --> ... <!-- /diff -->
       common/gpt.cpp's forward() next to lessons/06_kvcache/kv_cache.hpp's
       forward_with_cache(), as a diff: what the KV cache adds
+  <!-- diff:small_cache --> ... <!-- /diff -->
+      lesson 06's forward_with_cache() next to lessons/10_cache_size/small_cache.hpp's,
+      as a diff: what sharing keys and values changes
   <!-- run:PROGRAM ARGS... | FROM | COUNT --> ... <!-- /run -->
       what build/release/lessons/*/PROGRAM prints with ARGS: COUNT lines from the
       first line containing FROM, for example a --trace of one poem
@@ -87,7 +90,8 @@ def fill_output(match):
     if n <= 6 and n not in sections:
         read_lesson_six()
     if n not in sections:  # section 7 and later: the lesson that adds it, that section alone
-        program = {7: "lesson_07_verse", 8: "lesson_08_many_poems", 9: "lesson_09_inside"}[n]
+        program = {7: "lesson_07_verse", 8: "lesson_08_many_poems", 9: "lesson_09_inside",
+                   10: "lesson_10_cache_size"}[n]
         lines = subprocess.run([str(program_path(program)), "--section", str(n)], check=True,
                                capture_output=True, text=True).stdout.splitlines()
         sections[n] = lines[next(i for i, line in enumerate(lines) if line.startswith(f"== {n}. ")):]
@@ -110,6 +114,15 @@ def fill_diff(match):
                                 n=100, lineterm="")
     body = "\n".join(list(diff)[2:])  # without the two file-name lines
     return f"<!-- diff:kv_cache -->\n```diff\n{body}\n```\n<!-- /diff -->"
+
+
+def fill_small_cache_diff(match):
+    lesson6 = definition("lessons/06_kvcache/kv_cache.hpp", "View<2> forward_with_cache(const GPT& model, const Matrices& m")
+    lesson10 = definition("lessons/10_cache_size/small_cache.hpp", "View<2> forward_with_cache(const GPT& model, const Matrices& m")
+    diff = difflib.unified_diff(lesson6, lesson10, "lessons/06_kvcache/kv_cache.hpp",
+                                "lessons/10_cache_size/small_cache.hpp", n=100, lineterm="")
+    body = "\n".join(list(diff)[2:])
+    return f"<!-- diff:small_cache -->\n```diff\n{body}\n```\n<!-- /diff -->"
 
 
 def fill_run(match):
@@ -169,6 +182,11 @@ READING = [
      ["lessons/09_inside/inside_view.hpp", "lessons/09_inside/head_patterns.cpp",
       "lessons/09_inside/exercise/column_attention.cpp", "lessons/09_inside/exercise/logit_lens.cpp",
       "lessons/09_inside/knockout.cpp"]),
+    ("10 cache size", "the variants' inputs to attention, the small cache, grouped (exercise 10a) and latent (exercise 10b) steps",
+     ["common/attention_inputs.cpp", "lessons/10_cache_size/small_cache.hpp",
+      "lessons/10_cache_size/exercise/grouped_attention.cpp",
+      "lessons/10_cache_size/exercise/latent_attention.cpp",
+      "lessons/10_cache_size/variant_step_cost.cpp"]),
 ]
 
 
@@ -235,14 +253,15 @@ def fill_measure(page):
     return fill
 
 
-pages = sorted(root.glob("lessons/0[0-9]_*/README.md")) + [root / "docs/README.md"]
+pages = sorted(root.glob("lessons/[01][0-9]_*/README.md")) + [root / "docs/README.md"]
 if only:
     pages = [page for page in pages if page.resolve() in only]
 for page in pages:
     text = page.read_text()
-    new = re.sub(r"<!-- output:section-(\d) -->.*?<!-- /output -->", fill_output, text, flags=re.S)
+    new = re.sub(r"<!-- output:section-(\d+) -->.*?<!-- /output -->", fill_output, text, flags=re.S)
     new = re.sub(r"<!-- excerpt:([^:]+):(.+?) -->.*?<!-- /excerpt -->", fill_excerpt, new, flags=re.S)
     new = re.sub(r"<!-- diff:kv_cache -->.*?<!-- /diff -->", fill_diff, new, flags=re.S)
+    new = re.sub(r"<!-- diff:small_cache -->.*?<!-- /diff -->", fill_small_cache_diff, new, flags=re.S)
     new = re.sub(r"<!-- reading-path -->.*?<!-- /reading-path -->", fill_reading_path, new, flags=re.S)
     new = re.sub(r"<!-- step-path -->.*?<!-- /step-path -->", fill_step_path, new, flags=re.S)
     new = re.sub(r"<!-- run:(.+?) -->.*?<!-- /run -->", fill_run, new, flags=re.S)

@@ -307,6 +307,22 @@ std::vector<BadFile> bad_files() {
                   "needs (5, 65536)"});
   rows.push_back({"n_embd not divisible by n_head", with_metadata("n_head", "3"),
                   "embedding width 4 is not divisible by head count 3"});
+  // lesson 10's variants: the metadata says how keys and values are shared, the shapes must agree
+  rows.push_back({"metadata shares key/value heads the tensors do not",
+                  with_metadata("n_kv_head", "1"),
+                  "tensor 'h.0.attn.qkv.weight' of shape (12, 4) but its metadata (1 layers, 2 "
+                  "heads, 4 dims, context 3, vocabulary 5, 1 key/value head) needs (8, 4)"});
+  rows.push_back({"key/value heads not dividing the heads", with_metadata("n_kv_head", "3"),
+                  "key/value head count 3 must divide head count 2"});
+  rows.push_back({"metadata latent the tensors do not have", with_metadata("kv_latent", "2"),
+                  "has no tensor 'h.0.attn.q_latent.weight'"});
+  rows.push_back({"latent and key/value heads together", edited([](json& h, std::string&) {
+                    h["__metadata__"]["n_kv_head"] = "1";
+                    h["__metadata__"]["kv_latent"] = "2";
+                  }),
+                  "it takes no key/value head count"});
+  rows.push_back({"key/value head count not a number", with_metadata("n_kv_head", "two"),
+                  "has metadata n_kv_head = 'two', not a whole number"});
   rows.push_back({"metadata number not a number", with_metadata("n_embd", "4x"),
                   "has metadata n_embd = '4x', not a whole number"});
   rows.push_back({"metadata without format",

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "00_train/trainable_gpt.hpp"
@@ -333,5 +334,41 @@ TEST(ModelGradient, WithDropoutMatchesFiniteDifferences) {
   };
   expect_matches_finite_differences("whole model with dropout", params, analytic, loss);
 }
+
+// Lesson 10's variants: their own steps (spreading key/value heads over query
+// heads, rebuilding keys and values from a latent) and the backward of each.
+struct Variant {
+  const char* name;
+  std::size_t kv_heads, kv_latent;
+};
+void PrintTo(const Variant& v, std::ostream* os) {
+  *os << v.name;
+}
+class VariantGradient : public ::testing::TestWithParam<Variant> {};
+
+TEST_P(VariantGradient, WholeTinyModelMatchesFiniteDifferences) {
+  const Variant v = GetParam();
+  const tang::GPTConfig config{7, 6, 2, 4, 8, v.kv_heads, v.kv_latent};
+  tang::TrainableGPT model(config, 2);
+  tang::Rng rng(9);
+  for (float& p : model.params) p = 0.3f * rng.normal();
+  const std::vector<tang::TokenId> inputs{1, 2, 3, 4, 5, 6, 0, 6, 5, 4, 3, 2};
+  const std::vector<tang::TokenId> targets{2, 3, 4, 5, 6, 0, 6, 5, 4, 3, 2, 1};
+  model.zero_grad();
+  model.forward(inputs, targets, 2, 6);
+  model.backward();
+  Floats analytic(model.grads.begin(), model.grads.end());
+  Floats params(model.params.begin(), model.params.end());
+  auto loss = [&] {
+    std::copy(params.begin(), params.end(), model.params.begin());
+    return static_cast<double>(model.forward(inputs, targets, 2, 6));
+  };
+  expect_matches_finite_differences(v.name, params, analytic, loss);
+}
+
+INSTANTIATE_TEST_SUITE_P(Attention, VariantGradient,
+                         ::testing::Values(Variant{"grouped_query", 2, 0},
+                                           Variant{"multi_query", 1, 0}, Variant{"latent", 0, 3}),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -54,6 +54,7 @@ const Lesson kLessons[] = {{1, TANG_LESSON_01}, {2, TANG_LESSON_02}, {3, TANG_LE
 const Lesson kLesson07 = {7, TANG_LESSON_07};
 const Lesson kLesson08 = {8, TANG_LESSON_08};
 const Lesson kLesson09 = {9, TANG_LESSON_09};
+const Lesson kLesson10 = {10, TANG_LESSON_10};
 
 // Lessons 07 and 08 run lesson 06's timing section, ten minutes and more under the
 // sanitizers: there their tests run the new section alone (--section), which covers
@@ -246,7 +247,7 @@ TEST(Lessons, YoursSaysWhoseExerciseCodeRuns) {
   const Outcome all = run_lesson(kLessons[0], {"--yours"});
   ASSERT_EQ(all.status, 0) << describe(all);
   EXPECT_NE(
-      all.out.find("YOURS for 02, 03, 03b, 05, 06a, 06b, 06c, 06d, 07a, 07b, 08a, 08b, 09a, 09b"),
+      all.out.find("YOURS for 02, 03, 03b, 05, 06a, 06b, 06c, 06d, 07a, 07b, 08a, 08b, 09a, 09b, 10a, 10b"),
       std::string::npos)
       << all.out;
 }
@@ -606,6 +607,60 @@ TEST(Lessons, LessonNineLooksInside) {
   }
 }
 
+// Lesson 10's section: the size table (the lesson's model and the five variants), the
+// spread line and one line per variant against it, the writing table, the long-context
+// table (four attentions) and the 70B table (four schemes). Without the timings (the
+// writing table's speed, the long-context rows) the whole lesson prints the same section 10.
+std::vector<std::string> without_timings(const std::vector<std::string>& lines) {
+  std::vector<std::string> kept;
+  bool timing = false;
+  for (const std::string& line : lines) {
+    if (line.find("measured/predicted") != std::string::npos) timing = true;
+    if (line.empty()) timing = false;
+    if (!timing) kept.push_back(line);
+  }
+  return kept;
+}
+
+TEST(Lessons, LessonTenShrinksTheCache) {
+  REQUIRE_MODEL();
+  const std::vector<std::string> quick = {"--variant-poems", "4", "--no-long-context"};
+  std::vector<std::string> args = {"--section", "10"};
+  args.insert(args.end(), quick.begin(), quick.end());
+  const Outcome r = run_lesson(kLesson10, args);
+  ASSERT_EQ(r.status, 0) << describe(r);
+  EXPECT_EQ(r.err, "");
+  expect_header(kLesson10, r);
+  const auto sections = sections_of(r.out);
+  ASSERT_EQ(sections.size(), 1u) << r.out;
+  EXPECT_EQ(sections[0].heading.rfind("== 10. ", 0), 0u) << sections[0].heading;
+  std::size_t sizes = 0, against = 0, writing = 0, schemes = 0;
+  for (const std::string& line : lines_of(r.out)) {
+    sizes += line.find(" KB ") != std::string::npos && line.find("  multi") != std::string::npos;
+    against += line.find("the two multi-head runs' mean") != std::string::npos;
+    writing += line.find("%  ") != std::string::npos && line.find("      -") != std::string::npos;
+    schemes += line.find(" GB ") != std::string::npos && line.find("%") != std::string::npos;
+  }
+  EXPECT_GE(sizes, 4u) << r.out;
+  EXPECT_EQ(against, 3u) << "grouped, multi-query and latent against multi-head\n" << r.out;
+  EXPECT_EQ(writing, 6u) << "the lesson's model and the five variants\n" << r.out;
+  EXPECT_EQ(schemes, 4u) << r.out;
+  EXPECT_NE(r.out.find("the run-to-run spread"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("latent (d_c 32)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("At a long context"), std::string::npos) << "--no-long-context\n" << r.out;
+  if (!kSanitized) {  // the whole lesson: sections 1-10, and section 10 the same text
+    std::vector<std::string> all_args = {"--no-big-model", "--poems", "6"};
+    all_args.insert(all_args.end(), quick.begin(), quick.end());
+    const Outcome full = run_lesson(kLesson10, all_args);
+    ASSERT_EQ(full.status, 0) << describe(full);
+    const auto all = sections_of(full.out);
+    expect_sections(kLesson10, all, full.out);
+    ASSERT_EQ(all.size(), 10u);
+    EXPECT_EQ(without_timings(all[9].lines), without_timings(sections[0].lines))
+        << "--section 10 prints what the whole run prints";
+  }
+}
+
 TEST(Lessons, ALongPromptKeepsItsLast128Characters) {
   REQUIRE_MODEL();
   std::string prompt;
@@ -785,6 +840,22 @@ INSTANTIATE_TEST_SUITE_P(Lesson09, BadCommandLine,
                          ::testing::Combine(::testing::Values(kLesson09),
                                             ::testing::ValuesIn(bad_inside_flags())),
                          bad_flag_name);
+const std::vector<BadFlags>& bad_cache_size_flags() {
+  static const std::vector<BadFlags> cases = {
+      {"VariantPoemsZero", {"--variant-poems", "0"}, {"--variant-poems", "0"}, 2, false},
+      {"VariantPoemsTooMany", {"--variant-poems", "2001"}, {"--variant-poems", "2001"}, 2, false},
+      {"VariantsMissing",
+       {"--variants", "/nonexistent/variants"},
+       {"--variants", "/nonexistent/variants", "scripts/train_variants.sh"},
+       2,
+       true},
+  };
+  return cases;
+}
+INSTANTIATE_TEST_SUITE_P(Lesson10, BadCommandLine,
+                         ::testing::Combine(::testing::Values(kLesson10),
+                                            ::testing::ValuesIn(bad_cache_size_flags())),
+                         bad_flag_name);
 INSTANTIATE_TEST_SUITE_P(Lesson08, BadCommandLine,
                          ::testing::Combine(::testing::Values(kLesson08),
                                             ::testing::ValuesIn(bad_many_poems_flags())),
@@ -829,6 +900,7 @@ TEST(BadCommandLine, HelpListsEveryFlag) {
   lessons.push_back(kLesson07);
   lessons.push_back(kLesson08);
   lessons.push_back(kLesson09);
+  lessons.push_back(kLesson10);
   for (const Lesson& lesson : lessons) {
     const Outcome r = run(lesson.path, {"--help"});
     EXPECT_EQ(r.status, 0) << describe(r);
@@ -857,6 +929,10 @@ TEST(BadCommandLine, HelpListsEveryFlag) {
     }
     EXPECT_EQ(r.out.find("--poems") != std::string::npos, lesson.number >= 9)  // lesson 09's own
         << lesson.path << " --help and --poems";
+    for (const char* flag : {"--variants", "--variant-poems", "--no-long-context"}) {  // 10's
+      EXPECT_EQ(r.out.find(flag) != std::string::npos, lesson.number >= 10)
+          << lesson.path << " --help and " << flag;
+    }
   }
 }
 

@@ -339,6 +339,43 @@ TEST(Parameters, OneTableGivesLayoutViewsAndInitialisation) {
   EXPECT_EQ(tang::Init::kOnes, layout[2].init) << "LayerNorm scales start at 1";
 }
 
+// Lesson 10's variants: the same table with their own attention inputs.
+TEST(Parameters, EveryAttentionVariantHasItsShapesAndViews) {
+  tang::GPTConfig config;
+  config.vocab_size = 7129;
+  auto shape_of = [](const tang::GPTConfig& c, const std::string& name) {
+    for (const auto& spec : tang::parameter_layout(c))
+      if (spec.name == name) return spec.shape;
+    return std::vector<std::size_t>{};
+  };
+  config.n_kv_head = 2;  // grouped: q (128) + 2 key heads + 2 value heads of 32
+  EXPECT_EQ(shape_of(config, "h.0.attn.qkv.weight"), (std::vector<std::size_t>{256, 128}));
+  EXPECT_EQ(tang::parameter_count(config), 1722240u - 4u * (128u * 128u + 128u));
+  config.n_kv_head = 1;  // multi-query
+  EXPECT_EQ(shape_of(config, "h.3.attn.qkv.bias"), (std::vector<std::size_t>{192}));
+  config.n_kv_head = 0;
+  config.kv_latent = 32;  // latent: q + c, then keys and values from c
+  EXPECT_TRUE(shape_of(config, "h.0.attn.qkv.weight").empty());
+  EXPECT_EQ(shape_of(config, "h.0.attn.q_latent.weight"), (std::vector<std::size_t>{160, 128}));
+  EXPECT_EQ(shape_of(config, "h.0.attn.kv_up.weight"), (std::vector<std::size_t>{256, 32}));
+  std::vector<float> flat(tang::parameter_count(config));
+  const tang::GPTWeights w = tang::bind_weights(config, flat.data());
+  for (const auto& spec : tang::parameter_layout(config)) {
+    if (spec.name == "h.2.attn.kv_up.weight") {
+      EXPECT_EQ(w.layers[2].kv_up_w, flat.data() + spec.offset);
+    }
+    if (spec.name == "h.2.attn.q_latent.weight") {
+      EXPECT_EQ(w.layers[2].qkv_w, flat.data() + spec.offset);
+    }
+  }
+  tang::Rng rng(3);
+  tang::initialise_parameters(config, flat.data(), rng);
+  double squares = 0.0;
+  for (std::size_t i = 0; i < 256 * 32; ++i)
+    squares += double{w.layers[2].kv_up_w[i]} * w.layers[2].kv_up_w[i];
+  EXPECT_NEAR(std::sqrt(squares / (256 * 32)), 0.02, 0.002) << "kv_up starts N(0, 0.02^2)";
+}
+
 // --- a model of the course's shape, random weights, over a whole context ----------
 
 TEST(RandomModel, EveryPrefixGivesItsRowOverTheWholeContext) {

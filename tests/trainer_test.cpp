@@ -179,6 +179,34 @@ TEST(Trainer, RefusesToResumeADifferentConfig) {
   EXPECT_NE(other.output.find("cannot resume"), std::string::npos) << other.output;
 }
 
+// Lesson 10's variants: a resumed run must keep the attention it started with, and a
+// key/value head count that does not divide the heads is refused before training.
+TEST(Trainer, RefusesToResumeAnotherAttention) {
+  const fs::path dir = fresh_dir("variant");
+  const fs::path corpus = small_corpus(dir);
+  ASSERT_EQ(run(trainer_command(dir, corpus, "--kv-heads 1 --stop-at 3")).status, 0);
+  const auto other = run(trainer_command(dir, corpus, "--resume"));  // multi-head now
+  EXPECT_NE(other.status, 0);
+  EXPECT_NE(other.output.find("cannot resume"), std::string::npos) << other.output;
+  EXPECT_NE(other.output.find("1 key/value head"), std::string::npos) << other.output;
+  const auto same = run(trainer_command(dir, corpus, "--kv-heads 1 --resume"));
+  EXPECT_EQ(same.status, 0) << same.output;
+  const auto eval = run(std::string(LESSON_00_TRAIN) + " --data " + corpus.string() + " --eval " +
+                        (dir / "model.safetensors").string());
+  EXPECT_EQ(eval.status, 0) << eval.output;
+  EXPECT_NE(eval.output.find("1 key/value head"), std::string::npos) << eval.output;
+}
+
+TEST(Trainer, KeyValueHeadsMustDivideTheHeads) {
+  const fs::path dir = fresh_dir("kv_heads");
+  const fs::path corpus = small_corpus(dir);
+  const auto r = run(trainer_command(dir, corpus, "--kv-heads 3"));
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.output.find("key/value head count 3 must divide head count 2"), std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(dir / "state.safetensors")) << "refused before training";
+}
+
 TEST(Trainer, EvalPrintsTheHeldOutLossOfACheckpoint) {
   const fs::path dir = fresh_dir("eval");
   const fs::path corpus = small_corpus(dir);

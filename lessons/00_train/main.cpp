@@ -80,6 +80,7 @@ struct Options {
   long steps = 14000, warmup = 100, eval_every = 500, save_every = 100, print_every = 10;
   long stop_at = -1;
   std::size_t batch = 32, block = 128, layers = 4, heads = 4, dims = 128;
+  std::size_t kv_heads = 0, kv_latent = 0;  // lesson 10's variants; 0: multi-head
   float lr = 3e-3f, min_lr = 3e-4f, weight_decay = 0.1f, clip = 1.0f, dropout = 0.1f;
   std::uint64_t seed = 1337;
   int threads = 0;
@@ -127,7 +128,8 @@ int train(const Options& o) {
   // Everything checked before the disk changes: the corpus and the model it
   // gives, where each output goes and that it may go there.
   const tang::PoemDataset data = tang::load_poem_dataset(o.data);
-  tang::GPTConfig config{data.tokenizer.size(), o.block, o.layers, o.heads, o.dims};
+  tang::GPTConfig config{
+      data.tokenizer.size(), o.block, o.layers, o.heads, o.dims, o.kv_heads, o.kv_latent};
   config.validate();
   tang::require_one_window(data.train, o.block);
   const tang::RunPaths paths{o.out, o.state, o.log};
@@ -344,6 +346,14 @@ int main(int argc, char** argv) {
   app.add_option("--dims", o.dims, "embedding width")
       ->capture_default_str()
       ->check(CLI::Range(1, 4096));
+  app.add_option("--kv-heads", o.kv_heads,
+                 "key/value heads, shared by the query heads (lesson 10); 0: one per head")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 64));
+  app.add_option("--kv-latent", o.kv_latent,
+                 "cache one latent of this width per position instead (lesson 10); 0: none")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 4096));
   app.add_option("--lr", o.lr, "peak learning rate")
       ->capture_default_str()
       ->check(CLI::Range(0.0f, 1.0f));

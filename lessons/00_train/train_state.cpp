@@ -55,8 +55,7 @@ TrainProgress load_train_state(const std::string& path, TrainableGPT& model, Ada
   };
   const GPTConfig saved = config_from_metadata(file.metadata, path);
   const GPTConfig& ours = model.config();
-  if (saved.n_layer != ours.n_layer || saved.n_head != ours.n_head || saved.n_embd != ours.n_embd ||
-      saved.block_size != ours.block_size || saved.vocab_size != ours.vocab_size) {
+  if (saved.describe() != ours.describe()) {  // every number of the shape, the variant too
     refuse("it holds a model of " + saved.describe() + ", this run builds " + ours.describe());
   }
   if (tokenizer_from_metadata(file.metadata, path).characters() != tokenizer.characters()) {

@@ -33,6 +33,11 @@ TrainableGPT::TrainableGPT(const GPTConfig& config, std::size_t max_batch, float
     dbranch_ = matrix(N, C);
   }
   dqkv_ = matrix(N, 3 * C);
+  if (config.attention() != Attention::kMultiHead) dproj_ = matrix(N, config.proj_width());
+  if (config.attention() == Attention::kLatent) {
+    dkv_ = matrix(N, 2 * C);
+    dlatent_ = matrix(N, config.kv_latent);
+  }
   dfch_ = matrix(N, 4 * C);
   dfch_gelu_ = matrix(N, 4 * C);
   grads.fill(0.0f);
@@ -121,13 +126,63 @@ void TrainableGPT::backward() {
     zero(dqkv_, N * 3 * C);
     fast::attention_backward(dqkv_.data(), datty_.data(), a.qkv.data(), a.att.data(), B, T, C, NH);
     zero(dln_, N * C);
-    fast::matmul_backward(dln_.data(), lg.qkv_w, lg.qkv_b, dqkv_.data(), a.ln1.data(), lw.qkv_w, N,
-                          C, 3 * C);
+    attention_inputs_backward(l, N);
     ops::layernorm_backward(dresidual_.data(), lg.ln1_w, lg.ln1_b, dln_.data(), residual, lw.ln1_w,
                             a.ln1_mean.data(), a.ln1_rstd.data(), N, C);
   }
   if (dropped_) dropout_->backward(dresidual_.data(), N * C, 0);  // the embeddings' mask
   ops::encoder_backward(g_.wte, g_.wpe, dresidual_.data(), inputs_.data(), B, T, C);
+}
+
+void TrainableGPT::attention_inputs_backward(std::size_t l, std::size_t N) {
+  const std::size_t C = config_.n_embd, P = config_.proj_width();
+  const LayerWeights& lw = w_.layers[l];
+  LayerWeights& lg = g_.layers[l];
+  const Activations::Layer& a = acts_.layers[l];
+  if (config_.attention() == Attention::kMultiHead) {
+    fast::matmul_backward(dln_.data(), lg.qkv_w, lg.qkv_b, dqkv_.data(), a.ln1.data(), lw.qkv_w, N,
+                          C, 3 * C);
+    return;
+  }
+  // back through the spreading of attention_inputs_forward: dqkv (N, 3C) -> dproj (N, P)
+  std::fill(dproj_.data(), dproj_.data() + N * P, 0.0f);
+  for (std::size_t n = 0; n < N; ++n) {  // the queries' gradient as it is
+    const float* dq = dqkv_.data() + n * 3 * C;
+    std::copy(dq, dq + C, dproj_.data() + n * P);
+  }
+  if (config_.attention() == Attention::kGroupedQuery) {
+    // a key/value head read by several query heads gets the sum of their gradients
+    const std::size_t HS = config_.head_size(), NH = config_.n_head, KVH = config_.kv_heads();
+    const std::size_t group = NH / KVH;
+    for (std::size_t n = 0; n < N; ++n) {
+      const float* row = dqkv_.data() + n * 3 * C;
+      float* dkeys = dproj_.data() + n * P + C;  // (KVH, HS), then the values (KVH, HS)
+      float* dvalues = dkeys + KVH * HS;
+      for (std::size_t h = 0; h < NH; ++h) {
+        const std::size_t g = h / group;
+        for (std::size_t i = 0; i < HS; ++i) {
+          dkeys[g * HS + i] += row[C + h * HS + i];
+          dvalues[g * HS + i] += row[2 * C + h * HS + i];
+        }
+      }
+    }
+  } else {
+    // latent: kv (N, 2C) = latent (N, d_c) @ kv_up_w^T, so back through that matmul
+    const std::size_t dc = config_.kv_latent;
+    for (std::size_t n = 0; n < N; ++n) {
+      const float* dkv = dqkv_.data() + n * 3 * C + C;
+      std::copy(dkv, dkv + 2 * C, dkv_.data() + n * 2 * C);
+    }
+    std::fill(dlatent_.data(), dlatent_.data() + N * dc, 0.0f);
+    fast::matmul_backward(dlatent_.data(), lg.kv_up_w, nullptr, dkv_.data(), a.latent.data(),
+                          lw.kv_up_w, N, dc, 2 * C);
+    for (std::size_t n = 0; n < N; ++n) {
+      const float* dc_row = dlatent_.data() + n * dc;
+      std::copy(dc_row, dc_row + dc, dproj_.data() + n * P + C);
+    }
+  }
+  fast::matmul_backward(dln_.data(), lg.qkv_w, lg.qkv_b, dproj_.data(), a.ln1.data(), lw.qkv_w, N,
+                        C, P);
 }
 
 }  // namespace tang

@@ -51,6 +51,8 @@ class TrainableGPT {
  private:
   float run_forward(std::span<const TokenId> inputs, std::span<const TokenId> targets,
                     std::size_t B, std::size_t T, Dropout* dropout);
+  // dqkv_ (N, 3C) -> dln_ (N, C), and the gradients of the attention's input weights
+  void attention_inputs_backward(std::size_t l, std::size_t N);
 
   GPTConfig config_;
   GPTWeights w_, g_;                       // named views into params and grads
@@ -65,6 +67,8 @@ class TrainableGPT {
   Tensor<2> dresidual_, dln_, datty_;  // (N, C)
   Tensor<2> dbranch_;                  // (N, C) a branch's output gradient, through dropout
   Tensor<2> dqkv_;                     // (N, 3C)
+  Tensor<2> dproj_;                    // (N, P)   lesson 10's variants: before qkv was spread
+  Tensor<2> dkv_, dlatent_;            // (N, 2C), (N, d_c) latent attention
   Tensor<2> dfch_, dfch_gelu_;         // (N, 4C)
 };
 

@@ -7,8 +7,15 @@
 
 namespace tang {
 
+namespace {
+const GPTConfig& multi_head(const GPTConfig& config) {
+  require_multi_head(config, "lesson 06's KV cache");
+  return config;
+}
+}  // namespace
+
 KVCache::KVCache(const GPTConfig& config)
-    : k(Tensor<3>::from_shape({config.n_layer, config.block_size, config.n_embd})),
+    : k(Tensor<3>::from_shape({multi_head(config).n_layer, config.block_size, config.n_embd})),
       v(Tensor<3>::from_shape({config.n_layer, config.block_size, config.n_embd})) {}
 
 std::size_t kv_cache_bytes_per_position(const GPTConfig& config) {

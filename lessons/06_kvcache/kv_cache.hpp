@@ -69,7 +69,8 @@ struct ModelMatrices {
   Layer layer(std::size_t l) const {
     const std::size_t C = model_->config().n_embd;
     const LayerWeights& w = model_->weights().layers[l];
-    return {Matrix{w.qkv_w, 3 * C, C}, Matrix{w.attn_proj_w, C, C}, Matrix{w.fc_w, 4 * C, C},
+    const std::size_t P = model_->config().proj_width();  // 3C; lesson 10's variants: less
+    return {Matrix{w.qkv_w, P, C}, Matrix{w.attn_proj_w, C, C}, Matrix{w.fc_w, 4 * C, C},
             Matrix{w.fc_proj_w, C, 4 * C}};
   }
   Matrix output;  // the tied output layer: wte (V, C)

@@ -196,6 +196,9 @@ Section kv_cache_section(CacheTimings timings) {
   auto timed = std::make_shared<bool>(timings == CacheTimings::kAlways);  // or --timings
   Section section{"KV cache: same text? how much faster? what does it cost?",
                   [timed](LessonContext& c) { show_kv_cache(c, *timed); }, needs};
+  section.cannot_run = [](const GPT& model) {
+    return why_not_multi_head(model.config(), "lesson 06's KV cache");
+  };
   // a broken profile file is named before the lesson prints, not halfway through it
   section.prepare = [timed](const GPT&, const LessonOptions&) {
     if (*timed) check_profile_file(default_profile_path());

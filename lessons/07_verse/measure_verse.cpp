@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
     if (index_of_lines.size() == 0) throw BadOption("--corpus " + corpus + " has no poems");
     const std::unordered_set<std::string>& training_lines = index_of_lines.lines();
     const GPT model = load_checkpoint(checkpoint);
+    require_multi_head(model.config(), "measure_verse (lesson 07's beam search)");
     const VerseVocabulary vocab(model.tokenizer(), tables);
     const SamplingSettings sampling{0.8f, 20, 1.0f};  // the lessons' writing settings
 

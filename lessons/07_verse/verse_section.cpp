@@ -214,6 +214,9 @@ Section verse_section() {
           [options](CLI::App& app) { declare_verse_flags(app, *options); },
           [options](const GPT& model, const LessonOptions& lesson) {
             prepare_verse(*options, model, lesson);
+          },
+          [](const GPT& model) {
+            return why_not_multi_head(model.config(), "lesson 07's beam search (its KV cache)");
           }};
 }
 

@@ -244,6 +244,8 @@ std::size_t opening_positions(const GPT& model) {
 // Section 8 writes every poem in one batched pass over its own cache, with no
 // window to slide: the opening and at least one more character must fit.
 std::string too_small_for_many_poems(const GPT& model) {
+  const std::string shared = why_not_multi_head(model.config(), "lesson 08's batched cache");
+  if (!shared.empty()) return shared;
   const std::size_t opening = opening_positions(model);
   if (model.config().block_size >= opening + 2) return "";
   return "its poems start from a " + std::to_string(opening) +

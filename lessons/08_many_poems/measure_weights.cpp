@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   return run_program(argc, argv, app, [&] {
     check_poem_file(corpus);
     const GPT model = load_checkpoint(checkpoint);
+    require_multi_head(model.config(), "measure_weights (lesson 08's stored weights)");
     const auto held_out = heldout_poems(model, corpus, poems);
     if (held_out.empty()) {
       throw BadOption("--corpus " + corpus + ": none of its held-out poems (every 20th) fits " +

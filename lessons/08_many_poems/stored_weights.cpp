@@ -459,6 +459,7 @@ std::size_t StoredMatrix::bytes() const {
 StoredWeights::StoredWeights(const GPT& model, WeightFormat format)
     : format(format),
       output(model.weights().wte, model.config().vocab_size, model.config().n_embd, format) {
+  require_multi_head(model.config(), "lesson 08's stored weights");
   const std::size_t C = model.config().n_embd;
   layers.reserve(model.weights().layers.size());
   for (const LayerWeights& w : model.weights().layers) {

@@ -240,6 +240,9 @@ void declare_inside_flags(CLI::App& app, InsideOptions& o) {
 }
 
 std::string too_small_for_inside(const GPT& model) {
+  const std::string shared =
+      why_not_multi_head(model.config(), "lesson 09's knockouts (lesson 08's batched cache)");
+  if (!shared.empty()) return shared;
   if (model.config().block_size >= kQuatrain) return "";
   return "it looks inside a 七绝 of " + std::to_string(kQuatrain) +
          " positions with its newline; this model's context is " +

@@ -1,0 +1,48 @@
+// EXERCISE 10b: latent attention over a cache of latents, absorbed.
+//
+// A latent model caches one vector c of d_c floats per position and layer
+// (lesson 10 trains d_c = 32: an eighth of lesson 06's 2C = 256). Its keys and
+// values are up-projections, k_j = W_UK c_j and v_j = W_UV c_j; head h uses rows
+// h HS .. h HS+HS-1 of each, W_UK_h and W_UV_h (HS, d_c). Rebuilding them for
+// every cached position at every step would cost n x 2C x d_c multiply-adds.
+// Instead move the matrices to the other side of each product:
+//   score_j = q_h . (W_UK_h c_j) = (W_UK_h^T q_h) . c_j   -> absorb W_UK into the query
+//   out_h   = sum_j p_j W_UV_h c_j = W_UV_h (sum_j p_j c_j) -> apply W_UV once, at the end
+// Shapes: see exercise/latent_attention.hpp.
+//
+// void latent_attention_with_cache(out, proj, cache, kv_up, start, T, C, NH, latent)
+//   1. Append: for t = 0 .. T-1 copy columns C .. C+d_c-1 of row t of proj into
+//      row start+t of cache. Do not touch any row past start+T-1.
+//   2. For new row t (position start+t, n = start+t+1 positions to see) and each
+//      head h, with q_h = columns h HS .. h HS+HS-1 of row t of proj:
+//        a. the absorbed query  a (d_c) = W_UK_h^T q_h, that is
+//           a[d] = sum over i < HS of q_h[i] * kv_up[(h HS + i) d_c + d]
+//        b. scores s_j = (a . c_j) / sqrt(HS) for j = 0 .. n-1 (HS, not d_c: the
+//           model was trained on q . k / sqrt(HS)), and p = softmax(s): subtract
+//           the largest score before exp, as common/ops.cpp's attend does
+//        c. the weighted latent  m (d_c) = sum_j p_j c_j
+//        d. out[t C + h HS + i] = (row C + h HS + i of kv_up) . m, for i < HS
+//   The additions run in another order than the uncached model's, so the
+//   answer differs from it by rounding only: the tests accept 1e-4.
+//
+// Hints: common/ops.hpp's ops::dot adds n products; lesson 10's page shows the
+// step beside the rebuilt form.
+// Tests: ctest --preset yours -L '^yours_10b$' (tests/exercises/exercise_10b_test.cpp).
+
+#include "10_cache_size/exercise/latent_attention.hpp"
+
+#include "errors.hpp"
+
+namespace tang::mine {
+
+void latent_attention_with_cache(float* out, const float* proj, float* cache, const float* kv_up,
+                                 std::size_t start, std::size_t T, std::size_t C, std::size_t NH,
+                                 std::size_t latent) {
+  (void)out, (void)proj, (void)cache, (void)kv_up, (void)start, (void)T, (void)C, (void)NH,
+      (void)latent;
+  throw NotImplemented(
+      "not implemented yet: see exercise 10b "
+      "(lessons/10_cache_size/exercise/latent_attention.cpp)");
+}
+
+}  // namespace tang::mine

@@ -1,0 +1,137 @@
+// exercise_10a_test: EXERCISE 10a, grouped-query attention over a cache
+// (lessons/10_cache_size/exercise/grouped_attention.cpp).
+//
+//   ctest --preset yours -L '^yours_10a$'    your code
+//   ctest --preset release -L exercise_10a    the reference solution
+//
+// The uncached model spreads each key/value head over the query heads that
+// read it and runs ordinary causal attention (common/attention_inputs.cpp, then
+// ops::attention_forward). Your cached step, fed the same positions in pieces,
+// must give every output row in the SAME BITS: each head's output is the same
+// ops::attend over the same keys and values in the same order.
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "10_cache_size/exercise/grouped_attention.hpp"
+#include "number_text.hpp"
+#include "ops.hpp"
+#include "rng.hpp"
+
+namespace {
+
+using tang::grouped_attention_with_cache;
+using tang::testing::exact;
+
+constexpr std::size_t N = 24, C = 16, NH = 4, HS = C / NH;  // positions, width, heads of 4
+
+struct Sequence {
+  std::size_t KVH, W, P;
+  std::vector<float> proj;  // (N, P) q | keys (KVH, HS) | values (KVH, HS)
+  std::vector<float> full;  // (N, C) the uncached model's attention output
+};
+
+Sequence random_sequence(std::size_t KVH, std::uint64_t seed) {
+  Sequence s{KVH, 2 * KVH * HS, C + 2 * KVH * HS, {}, {}};
+  tang::Rng rng(seed);
+  s.proj.resize(N * s.P);
+  for (float& x : s.proj) x = rng.normal();
+  // the uncached model: every query head gets its group's keys and values
+  std::vector<float> qkv(N * 3 * C), att(NH * N * N);
+  for (std::size_t n = 0; n < N; ++n) {
+    const float* row = s.proj.data() + n * s.P;
+    std::copy(row, row + C, qkv.data() + n * 3 * C);
+    for (std::size_t h = 0; h < NH; ++h) {
+      const std::size_t g = h / (NH / KVH);
+      std::copy(row + C + g * HS, row + C + (g + 1) * HS, qkv.data() + n * 3 * C + C + h * HS);
+      std::copy(row + C + KVH * HS + g * HS, row + C + KVH * HS + (g + 1) * HS,
+                qkv.data() + n * 3 * C + 2 * C + h * HS);
+    }
+  }
+  s.full.resize(N * C);
+  tang::ops::attention_forward(s.full.data(), att.data(), qkv.data(), 1, N, C, NH);
+  return s;
+}
+
+void expect_cached_equals_full(std::size_t KVH, const std::vector<std::size_t>& steps,
+                               const std::string& how) {
+  const Sequence s = random_sequence(KVH, KVH * 101 + steps.size());
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> cache(N * s.W, nan), out(N * C, nan);
+  std::size_t start = 0;
+  for (std::size_t T : steps) {
+    grouped_attention_with_cache(out.data() + start * C, s.proj.data() + start * s.P, cache.data(),
+                                 start, T, C, NH, KVH);
+    for (std::size_t t = start; t < start + T; ++t) {
+      for (std::size_t i = 0; i < C; ++i) {
+        ASSERT_EQ(std::memcmp(&out[t * C + i], &s.full[t * C + i], sizeof(float)), 0)
+            << how << ", " << KVH << " key/value heads: position " << t << " (step start " << start
+            << ", T " << T << "), column " << i << " (query head " << i / HS << ") is "
+            << exact(out[t * C + i]) << ", the uncached model gives " << exact(s.full[t * C + i])
+            << ". Query head h reads key/value head h / (NH / KVH); call ops::attend for one "
+               "head with C = HS, NH = 1, row stride W and n = start+t+1";
+      }
+    }
+    start += T;
+  }
+  for (std::size_t j = 0; j < N; ++j) {
+    for (std::size_t i = 0; i < s.W; ++i) {
+      ASSERT_EQ(cache[j * s.W + i], s.proj[j * s.P + C + i])
+          << how << ": cache row " << j << ", column " << i << " must be column C + " << i
+          << " of that position's proj row (its keys, then values)";
+    }
+  }
+}
+
+TEST(Exercise10a, GroupedOneAtATime) {
+  expect_cached_equals_full(2, std::vector<std::size_t>(N, 1), "one position at a time");
+}
+
+TEST(Exercise10a, GroupedPrefillThenSteps) {
+  expect_cached_equals_full(2, {8, 1, 1, 5, 3, 6}, "a prefill of 8, then steps of 1, 1, 5, 3, 6");
+}
+
+TEST(Exercise10a, MultiQueryEveryHeadReadsTheOneKeyValueHead) {
+  expect_cached_equals_full(1, {5, 3, 4, 1, 6, 5}, "steps of 5, 3, 4, 1, 6, 5");
+}
+
+TEST(Exercise10a, OneKeyValueHeadPerQueryHeadIsLessonSixCache) {
+  expect_cached_equals_full(NH, {10, 1, 13}, "a prefill of 10, then 1 and 13");
+}
+
+TEST(Exercise10a, TheFirstPositionSeesOnlyItself) {
+  const Sequence s = random_sequence(2, 5);
+  std::vector<float> cache(N * s.W), out(C);
+  grouped_attention_with_cache(out.data(), s.proj.data(), cache.data(), 0, 1, C, NH, 2);
+  for (std::size_t h = 0; h < NH; ++h) {
+    const std::size_t g = h / 2;
+    for (std::size_t i = 0; i < HS; ++i) {
+      ASSERT_NEAR(out[h * HS + i], s.proj[C + 2 * HS + g * HS + i], 1e-6f)
+          << "position 0 sees only itself: query head " << h << "'s output must be value head " << g
+          << " of position 0";
+    }
+  }
+}
+
+TEST(Exercise10a, NothingPastTheNewPositionsIsWritten) {
+  const Sequence s = random_sequence(2, 9);
+  const float sentinel = 12345.0f;
+  std::vector<float> cache(N * s.W, sentinel), out(N * C, sentinel);
+  grouped_attention_with_cache(out.data(), s.proj.data(), cache.data(), 0, 6, C, NH, 2);
+  grouped_attention_with_cache(out.data() + 6 * C, s.proj.data() + 6 * s.P, cache.data(), 6, 2, C,
+                               NH, 2);
+  for (std::size_t j = 8; j < N; ++j) {
+    for (std::size_t i = 0; i < s.W; ++i) {
+      ASSERT_EQ(cache[j * s.W + i], sentinel)
+          << "after positions 0 .. 7, cache row " << j << " must not have been touched";
+    }
+    for (std::size_t i = 0; i < C; ++i)
+      ASSERT_EQ(out[j * C + i], sentinel) << "out has T rows: row " << j << " is not yours";
+  }
+}
+
+}  // namespace

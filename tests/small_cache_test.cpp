@@ -1,0 +1,199 @@
+// small_cache_test: lesson 10's cached step of every attention variant against
+// the uncached model (common/gpt.hpp), past the context too; the variants'
+// checkpoints; and the older caches refusing what they cannot hold.
+#include "10_cache_size/small_cache.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "03_topk_topp/sampler.hpp"
+#include "06_kvcache/kv_cache.hpp"
+#include "checkpoint.hpp"
+#include "errors.hpp"
+#include "generate.hpp"
+#include "tiny_golden.hpp"
+
+namespace {
+
+using tang::LogitsFor;
+using tang::TokenId;
+
+struct Variant {
+  const char* name;
+  std::size_t kv_heads, kv_latent;
+  bool same_bits;  // the cached step adds in the uncached model's order
+};
+void PrintTo(const Variant& v, std::ostream* os) {
+  *os << v.name;
+}
+
+// The course's shape (4 heads of 8) with random weights, as tiny_golden.hpp's
+// random_model, sharing keys and values as `v` says.
+tang::GPT random_variant(const Variant& v, std::uint64_t seed, std::size_t block_size = 64) {
+  const tang::GPT base = tang::testing::random_model(seed, 50, block_size);
+  tang::GPTConfig config = base.config();
+  config.n_kv_head = v.kv_heads;
+  config.kv_latent = v.kv_latent;
+  tang::Rng rng(seed);
+  tang::Tensor<1> parameters = tang::Tensor<1>::from_shape({tang::parameter_count(config)});
+  for (float& p : parameters) p = 0.2f * rng.normal();
+  return tang::GPT(config, base.tokenizer(), std::move(parameters));
+}
+
+float largest_difference(std::span<const float> a, std::span<const float> b) {
+  float worst = 0.0f;
+  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
+  return worst;
+}
+
+class SmallCache : public ::testing::TestWithParam<Variant> {};
+
+// Every step, one character at a time, against the uncached forward's row.
+TEST_P(SmallCache, EveryStepGivesTheUncachedLogits) {
+  const Variant v = GetParam();
+  const tang::GPT model = random_variant(v, 7);
+  const auto& config = model.config();
+  tang::Rng rng(8);
+  std::vector<TokenId> tokens(config.block_size);
+  for (TokenId& t : tokens) t = static_cast<TokenId>(rng.below(config.vocab_size));
+  tang::Activations plain(config, 1, tang::Keep::kEverything), acts(config);
+  const auto all = tang::forward(model, tokens, plain, LogitsFor::kAllPositions);
+  tang::SmallCache cache(config);
+  for (std::size_t i = 0; i < config.block_size; ++i) {
+    const auto step = tang::forward_with_cache(model, std::span(tokens).subspan(i, 1), cache, acts);
+    const std::span<const float> row(all.data() + i * config.vocab_size, config.vocab_size);
+    const std::span<const float> got(step.data(), step.size());
+    if (v.same_bits) {
+      ASSERT_TRUE(std::equal(got.begin(), got.end(), row.begin())) << "step " << i;
+    } else {
+      ASSERT_LE(largest_difference(got, row), 1e-4f) << "step " << i;
+    }
+  }
+  EXPECT_EQ(cache.length, config.block_size);
+  EXPECT_THROW(tang::forward_with_cache(model, std::span(tokens).first(1), cache, acts),
+               std::invalid_argument);
+}
+
+// A prefill of many characters, then steps: the same as one at a time.
+TEST_P(SmallCache, PrefillThenStepsGivesTheUncachedLogits) {
+  const Variant v = GetParam();
+  const tang::GPT model = random_variant(v, 9);
+  const auto& config = model.config();
+  std::vector<TokenId> tokens;
+  for (std::size_t i = 0; i < 40; ++i) tokens.push_back(static_cast<TokenId>((7 * i + 3) % 50));
+  tang::Activations plain(config, 1, tang::Keep::kEverything), acts(config);
+  const auto all = tang::forward(model, tokens, plain, LogitsFor::kAllPositions);
+  tang::SmallCache cache(config);
+  tang::forward_with_cache(model, std::span(tokens).first(30), cache, acts);
+  for (std::size_t i = 30; i < tokens.size(); ++i) {
+    const auto step = tang::forward_with_cache(model, std::span(tokens).subspan(i, 1), cache, acts);
+    const std::span<const float> row(all.data() + i * config.vocab_size, config.vocab_size);
+    EXPECT_LE(largest_difference({step.data(), step.size()}, row), v.same_bits ? 0.0f : 1e-4f)
+        << "step " << i;
+  }
+}
+
+// Writing past the context: the window slides, the predictor rebuilds its
+// cache, and the text is the uncached model's, character for character.
+TEST_P(SmallCache, SameGreedyTextAsTheUncachedModelPastTheContext) {
+  const Variant v = GetParam();
+  const tang::GPT model = random_variant(v, 11, 24);
+  auto run = [&](tang::Predictor& predictor) {
+    tang::Rng rng(5);
+    std::vector<TokenId> context = {0, 1, 2};
+    tang::write(predictor, context, tang::sampling_picker({1.0f, 1, 1.0f}), rng, 60, std::nullopt);
+    return context;
+  };
+  tang::SmallCachePredictor cached(model);
+  tang::Recompute uncached(model);
+  const auto a = run(cached), b = run(uncached);
+  EXPECT_EQ(a, b);
+  EXPECT_GT(a.size(), model.config().block_size) << "the text went past the context";
+}
+
+INSTANTIATE_TEST_SUITE_P(Attention, SmallCache,
+                         ::testing::Values(Variant{"multi_head", 0, 0, true},
+                                           Variant{"grouped_query", 2, 0, true},
+                                           Variant{"multi_query", 1, 0, true},
+                                           Variant{"latent", 0, 8, false}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// For a multi-head model the small cache is lesson 06's, bit for bit.
+TEST(SmallCacheMultiHead, SameBitsAsLessonSixCache) {
+  const tang::GPT model = tang::testing::random_model(3);
+  const auto& config = model.config();
+  std::vector<TokenId> tokens;
+  for (std::size_t i = 0; i < config.block_size; ++i)
+    tokens.push_back(static_cast<TokenId>((11 * i + 1) % 50));
+  tang::KVCache kv(config);
+  tang::SmallCache small(config);
+  tang::Activations a(config), b(config);
+  for (std::size_t i = 0; i < config.block_size; ++i) {
+    const auto x = tang::forward_with_cache(model, std::span(tokens).subspan(i, 1), i, kv, a);
+    const auto y = tang::forward_with_cache(model, std::span(tokens).subspan(i, 1), small, b);
+    ASSERT_TRUE(std::equal(x.data(), x.data() + x.size(), y.data())) << "step " << i;
+  }
+  EXPECT_EQ(tang::small_cache_bytes_per_position(config),
+            tang::kv_cache_bytes_per_position(config));
+}
+
+// The cache a variant keeps per position and layer.
+TEST(SmallCacheSize, GroupedAndLatentKeepLess) {
+  tang::GPTConfig c{7129, 128, 4, 4, 128};
+  EXPECT_EQ(c.cache_width(), 256u);
+  c.n_kv_head = 2;
+  EXPECT_EQ(c.cache_width(), 128u);
+  c.n_kv_head = 1;
+  EXPECT_EQ(c.cache_width(), 64u);
+  EXPECT_EQ(tang::small_cache_bytes_per_position(c), 4u * 64 * 4);
+  c.n_kv_head = 0;
+  c.kv_latent = 32;
+  EXPECT_EQ(c.cache_width(), 32u);
+  const tang::SmallCache cache(c);
+  EXPECT_EQ(cache.rows.size(), 4u * 128 * 32);
+}
+
+// Each variant's checkpoint records it, loads back the same, and a file whose
+// tensors do not match its own description is refused.
+TEST_P(SmallCache, CheckpointRecordsTheVariant) {
+  const Variant v = GetParam();
+  const tang::GPT model = random_variant(v, 13);
+  tang::SafetensorsFile file = tang::model_to_safetensors(model);
+  const tang::GPT back = tang::model_from_safetensors(file, "memory");
+  EXPECT_EQ(back.config().describe(), model.config().describe());
+  EXPECT_EQ(back.config().attention(), model.config().attention());
+  EXPECT_TRUE(
+      std::equal(back.parameters().begin(), back.parameters().end(), model.parameters().begin()));
+  // the metadata claims another variant than the tensors hold
+  if (model.config().attention() == tang::Attention::kLatent) {
+    file.metadata["kv_latent"] = "16";
+  } else {
+    file.metadata["n_kv_head"] = model.config().kv_heads() == 1 ? "2" : "1";
+  }
+  try {
+    (void)tang::model_from_safetensors(file, "memory");
+    FAIL() << "a file whose shapes do not match its metadata was loaded";
+  } catch (const tang::UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs"), std::string::npos) << e.what();
+  }
+}
+
+// Lessons 04-08's cache keeps a key and a value per head: it refuses the others
+// with one line naming the variant and the lesson that runs it.
+TEST(SmallCacheVariants, LessonSixCacheRefusesThem) {
+  const tang::GPT model = random_variant({"multi_query", 1, 0, true}, 3);
+  try {
+    tang::KVCache cache(model.config());
+    FAIL() << "lesson 06's cache took a multi-query model";
+  } catch (const tang::UserError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("multi-query"), std::string::npos) << what;
+    EXPECT_NE(what.find("lesson_10_cache_size"), std::string::npos) << what;
+  }
+}
+
+}  // namespace
