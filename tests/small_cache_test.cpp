@@ -12,6 +12,7 @@
 
 #include "03_topk_topp/sampler.hpp"
 #include "06_kvcache/kv_cache.hpp"
+#include "10_cache_size/variant_step_cost.hpp"
 #include "checkpoint.hpp"
 #include "errors.hpp"
 #include "generate.hpp"
@@ -194,6 +195,54 @@ TEST(SmallCacheVariants, LessonSixCacheRefusesThem) {
     EXPECT_NE(what.find("multi-query"), std::string::npos) << what;
     EXPECT_NE(what.find("lesson_10_cache_size"), std::string::npos) << what;
   }
+}
+
+}  // namespace
+
+namespace {
+
+// A machine that reads 10 GB/s at every size and multiplies at 1 GFLOP/s: round numbers.
+tang::MachineProfile round_profile() {
+  tang::MachineProfile p;
+  p.read_gb_per_s = {{1024, 10.0}, {std::size_t{1} << 34, 10.0}};
+  p.loop_gflops[tang::kPlainFp32Loop] = {{128, 1, 1.0}, {128, 128, 1.0}};
+  p.attention_ns = 1.0;
+  p.gelu_ns = p.layernorm_ns = p.sampling_ns = 0.0;
+  return p;
+}
+
+// Lesson 10's cost model: what each variant reads and multiplies in a cached step.
+TEST(VariantStepCost, MultiHeadIsLessonSixPrediction) {
+  const tang::GPTConfig c{7129, 128, 4, 4, 128};
+  const tang::MachineProfile p = round_profile();
+  const tang::VariantStepCost v = tang::predict_variant_step(c, 4, 63, p);
+  const tang::StepCost six =
+      tang::predict_step(c, tang::batch_step(4, 63), p, tang::kPlainFp32Loop, 4.0);
+  EXPECT_DOUBLE_EQ(v.weight_bytes, six.weight_bytes);
+  EXPECT_DOUBLE_EQ(v.matrices_ms(), six.matrices_ms());
+  EXPECT_DOUBLE_EQ(v.cache_bytes, six.kv_bytes) << "4 texts x 64 keys x 2C floats x 4 layers";
+  EXPECT_DOUBLE_EQ(v.attention_compute_ms, six.attention_ms);
+}
+
+TEST(VariantStepCost, SharingShrinksTheProjectionAndTheCacheRead) {
+  tang::GPTConfig c{7129, 128, 4, 4, 128};
+  const tang::MachineProfile p = round_profile();
+  const double keys = 2.0 * 100;  // 2 texts, 99 cached + 1 new each
+  c.n_kv_head = 1;
+  tang::VariantStepCost v = tang::predict_variant_step(c, 2, 99, p);
+  EXPECT_EQ(v.matrices.front().name, "qkv");
+  EXPECT_EQ(v.matrices.front().rows, 128u + 2 * 32);
+  EXPECT_DOUBLE_EQ(v.cache_bytes, keys * 2 * 32 * 4 * 4);
+  EXPECT_DOUBLE_EQ(v.attention_compute_ms, keys * 128 * 4 * 1e-6) << "every query head still reads";
+  c.n_kv_head = 0;
+  c.kv_latent = 32;
+  v = tang::predict_variant_step(c, 2, 99, p);
+  EXPECT_EQ(v.matrices.front().rows, 128u + 32);
+  ASSERT_EQ(v.matrices.back().name, "kv_up");
+  EXPECT_DOUBLE_EQ(v.matrices.back().bytes, 256.0 * 32 * 4 * 4);
+  EXPECT_DOUBLE_EQ(v.matrices.back().flops, 2.0 * 256 * 32 * 4 * 2) << "two rows through it";
+  EXPECT_DOUBLE_EQ(v.cache_bytes, keys * 32 * 4 * 4);
+  EXPECT_DOUBLE_EQ(v.cache_read_ms, v.cache_bytes / 10e6);
 }
 
 }  // namespace

@@ -90,7 +90,8 @@ void show_cost_in_loss(LessonContext& c, const std::vector<Row>& rows,
     const double d = losses[i] - mha;
     const std::size_t per_position = small_cache_bytes_per_position(rows[i].model->config());
     const std::size_t mha_position = small_cache_bytes_per_position(rows[1].model->config());
-    c.out << "    " << rows[i].name << ": " << per_position * 100 / mha_position
+    c.out << "    " << rows[i].name << ": "
+          << fixed(100.0 * double(per_position) / double(mha_position), 1)
           << "% of multi-head's cache, " << (d >= 0 ? "+" : "") << fixed(d, 4)
           << " nats against the two multi-head runs' mean: "
           << (std::abs(d) > spread ? "more than" : "within") << " the spread\n";

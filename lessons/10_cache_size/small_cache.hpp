@@ -3,9 +3,15 @@
 // Lesson 06's KVCache keeps, per layer and position, a key and a value for every
 // head: 2C floats. Lesson 10's models keep less (common/config.hpp, Attention):
 //
-//   multi-head     keys | values of the NH heads       W = 2C
-//   grouped-query  keys | values of the KVH heads      W = 2 KVH HS   (multi-query: KVH = 1)
+//   multi-head     a key and a value per head          W = 2C
+//   grouped-query  a key and a value per KVH head      W = 2 KVH HS   (multi-query: KVH = 1)
 //   latent         one latent vector c                 W = d_c
+//
+// A layer's cache holds T_max x W floats. The grouped ones keep them head by head,
+// (2, KVH, T_max, HS), as serving engines do: each head then reads its keys and
+// values as one block, which memory streams (lesson 06 keeps them position by
+// position, and at a long context a head's pieces lie a whole row apart). The
+// latent one keeps a row per position, (T_max, d_c), which every head reads whole.
 //
 // forward_with_cache below is lesson 06's forward_with_cache with the attention
 // step swapped: every changed line is marked "// NEW". The grouped step is
@@ -28,7 +34,8 @@ namespace tang {
 // Per layer, what attention needs of every position read so far.
 struct SmallCache {
   explicit SmallCache(const GPTConfig& config);
-  Tensor<3> rows;          // (L, T_max, W) W = config.cache_width()
+  Tensor<3> rows;          // (L, T_max, W) W = config.cache_width(); a layer's T_max x W
+                           // floats laid out as its attention reads them (see above)
   std::size_t length = 0;  // positions held
 };
 
@@ -91,16 +98,16 @@ View<2> forward_with_cache(const GPT& model, const Matrices& m, std::span<const 
     // NEW: each text appends what its cache keeps of this layer, then each of
     // its new queries attends over every position so far, as the variant reads them
     for (std::size_t b = 0; b < B; ++b) {
-      float* out = L.atty.data() + b * T * C;                           // NEW
-      const float* new_rows = proj + b * T * P;                         // NEW: (T, P)
-      float* cached = &caches[b]->rows(l, 0, 0);                        // NEW: (T_max, W)
-      if (cfg.attention() == Attention::kLatent) {                      // NEW: exercise 10b
-        latent_attention_with_cache(out, new_rows, cached, lw.kv_up_w,  // NEW
+      float* out = L.atty.data() + b * T * C;       // NEW
+      const float* new_rows = proj + b * T * P;     // NEW: (T, P)
+      float* cached = &caches[b]->rows(l, 0, 0);    // NEW: this layer's T_max x W floats
+      if (cfg.attention() == Attention::kLatent) {  // NEW: exercise 10b
+        latent_attention_with_cache(out, new_rows, cached, lw.kv_up_w,            // NEW
                                     caches[b]->length, T, C, NH, cfg.kv_latent);  // NEW
       } else {  // NEW: exercise 10a; multi-head attention is KVH = NH
-        grouped_attention_with_cache(out, new_rows, cached, caches[b]->length, T, C,  // NEW
-                                     NH, cfg.kv_heads());                             // NEW
-      }                                                                               // NEW
+        grouped_attention_with_cache(out, new_rows, cached, cfg.block_size,         // NEW
+                                     caches[b]->length, T, C, NH, cfg.kv_heads());  // NEW
+      }                                                                             // NEW
     }
     lm.attn_proj.matmul(L.residual2.data(), L.atty.data(), lw.attn_proj_b, N);
     ops::residual_forward(L.residual2.data(), x, L.residual2.data(), N * C);

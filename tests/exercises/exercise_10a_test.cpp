@@ -8,7 +8,8 @@
 // read it and runs ordinary causal attention (common/attention_inputs.cpp, then
 // ops::attention_forward). Your cached step, fed the same positions in pieces,
 // must give every output row in the SAME BITS: each head's output is the same
-// ops::attend over the same keys and values in the same order.
+// ops::attend over the same keys and values in the same order. The cache is kept
+// head by head, (2, KVH, capacity, HS); the tests give it more rows than the text.
 
 #include <gtest/gtest.h>
 
@@ -28,6 +29,12 @@ using tang::grouped_attention_with_cache;
 using tang::testing::exact;
 
 constexpr std::size_t N = 24, C = 16, NH = 4, HS = C / NH;  // positions, width, heads of 4
+constexpr std::size_t kCapacity = 30;                       // cache rows per head
+
+// Where key head g (value head g with value = true) of position j sits in the cache.
+std::size_t at(std::size_t KVH, bool value, std::size_t g, std::size_t j) {
+  return ((value ? KVH : 0) + g) * kCapacity * HS + j * HS;
+}
 
 struct Sequence {
   std::size_t KVH, W, P;
@@ -61,11 +68,11 @@ void expect_cached_equals_full(std::size_t KVH, const std::vector<std::size_t>& 
                                const std::string& how) {
   const Sequence s = random_sequence(KVH, KVH * 101 + steps.size());
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  std::vector<float> cache(N * s.W, nan), out(N * C, nan);
+  std::vector<float> cache(kCapacity * s.W, nan), out(N * C, nan);
   std::size_t start = 0;
   for (std::size_t T : steps) {
     grouped_attention_with_cache(out.data() + start * C, s.proj.data() + start * s.P, cache.data(),
-                                 start, T, C, NH, KVH);
+                                 kCapacity, start, T, C, NH, KVH);
     for (std::size_t t = start; t < start + T; ++t) {
       for (std::size_t i = 0; i < C; ++i) {
         ASSERT_EQ(std::memcmp(&out[t * C + i], &s.full[t * C + i], sizeof(float)), 0)
@@ -73,16 +80,21 @@ void expect_cached_equals_full(std::size_t KVH, const std::vector<std::size_t>& 
             << ", T " << T << "), column " << i << " (query head " << i / HS << ") is "
             << exact(out[t * C + i]) << ", the uncached model gives " << exact(s.full[t * C + i])
             << ". Query head h reads key/value head h / (NH / KVH); call ops::attend for one "
-               "head with C = HS, NH = 1, row stride W and n = start+t+1";
+               "head with C = HS, NH = 1, row stride HS and n = start+t+1";
       }
     }
     start += T;
   }
   for (std::size_t j = 0; j < N; ++j) {
-    for (std::size_t i = 0; i < s.W; ++i) {
-      ASSERT_EQ(cache[j * s.W + i], s.proj[j * s.P + C + i])
-          << how << ": cache row " << j << ", column " << i << " must be column C + " << i
-          << " of that position's proj row (its keys, then values)";
+    for (std::size_t g = 0; g < KVH; ++g) {
+      for (std::size_t i = 0; i < HS; ++i) {
+        ASSERT_EQ(cache[at(KVH, false, g, j) + i], s.proj[j * s.P + C + g * HS + i])
+            << how << ": key head " << g << ", position " << j << " must sit at (g capacity + j) "
+            << "HS in the cache, copied from columns C + g HS .. of its proj row";
+        ASSERT_EQ(cache[at(KVH, true, g, j) + i], s.proj[j * s.P + C + (KVH + g) * HS + i])
+            << how << ": value head " << g << ", position " << j
+            << " must sit at ((KVH + g) capacity + j) HS, copied from columns C + (KVH + g) HS ..";
+      }
     }
   }
 }
@@ -105,8 +117,8 @@ TEST(Exercise10a, OneKeyValueHeadPerQueryHeadIsLessonSixCache) {
 
 TEST(Exercise10a, TheFirstPositionSeesOnlyItself) {
   const Sequence s = random_sequence(2, 5);
-  std::vector<float> cache(N * s.W), out(C);
-  grouped_attention_with_cache(out.data(), s.proj.data(), cache.data(), 0, 1, C, NH, 2);
+  std::vector<float> cache(kCapacity * s.W), out(C);
+  grouped_attention_with_cache(out.data(), s.proj.data(), cache.data(), kCapacity, 0, 1, C, NH, 2);
   for (std::size_t h = 0; h < NH; ++h) {
     const std::size_t g = h / 2;
     for (std::size_t i = 0; i < HS; ++i) {
@@ -120,15 +132,22 @@ TEST(Exercise10a, TheFirstPositionSeesOnlyItself) {
 TEST(Exercise10a, NothingPastTheNewPositionsIsWritten) {
   const Sequence s = random_sequence(2, 9);
   const float sentinel = 12345.0f;
-  std::vector<float> cache(N * s.W, sentinel), out(N * C, sentinel);
-  grouped_attention_with_cache(out.data(), s.proj.data(), cache.data(), 0, 6, C, NH, 2);
-  grouped_attention_with_cache(out.data() + 6 * C, s.proj.data() + 6 * s.P, cache.data(), 6, 2, C,
-                               NH, 2);
-  for (std::size_t j = 8; j < N; ++j) {
-    for (std::size_t i = 0; i < s.W; ++i) {
-      ASSERT_EQ(cache[j * s.W + i], sentinel)
-          << "after positions 0 .. 7, cache row " << j << " must not have been touched";
+  std::vector<float> cache(kCapacity * s.W, sentinel), out(N * C, sentinel);
+  grouped_attention_with_cache(out.data(), s.proj.data(), cache.data(), kCapacity, 0, 6, C, NH, 2);
+  grouped_attention_with_cache(out.data() + 6 * C, s.proj.data() + 6 * s.P, cache.data(), kCapacity,
+                               6, 2, C, NH, 2);
+  for (bool value : {false, true}) {
+    for (std::size_t g = 0; g < 2; ++g) {
+      for (std::size_t j = 8; j < kCapacity; ++j) {
+        for (std::size_t i = 0; i < HS; ++i) {
+          ASSERT_EQ(cache[at(2, value, g, j) + i], sentinel)
+              << "after positions 0 .. 7, row " << j << " of " << (value ? "value" : "key")
+              << " head " << g << " must not have been touched";
+        }
+      }
     }
+  }
+  for (std::size_t j = 8; j < N; ++j) {
     for (std::size_t i = 0; i < C; ++i)
       ASSERT_EQ(out[j * C + i], sentinel) << "out has T rows: row " << j << " is not yours";
   }

@@ -2,21 +2,26 @@
 //
 // A grouped model has NH query heads but only KVH key/value heads (KVH divides
 // NH). Its cache keeps W = 2 KVH HS floats per position and layer instead of
-// lesson 06's 2C: NH / KVH times less. Shapes: see exercise/grouped_attention.hpp.
+// lesson 06's 2C: NH / KVH times less. It keeps them head by head, not position by
+// position as lesson 06's does: a head then reads its keys as one block, which
+// memory streams fast at a long context. Shapes: see exercise/grouped_attention.hpp.
 //
-// void grouped_attention_with_cache(out, proj, cache, start, T, C, NH, KVH)
-//   1. Append: for t = 0 .. T-1 copy columns C .. C+W-1 of row t of proj (the
-//      new position's keys, then its values) into row start+t of cache. Rows
-//      0 .. start-1 are already there; do not touch any row past start+T-1.
+// void grouped_attention_with_cache(out, proj, cache, capacity, start, T, C, NH, KVH)
+//   1. Append: for t = 0 .. T-1 and every key/value head g, copy the new position's
+//      key head g (columns C + g HS .. of row t of proj) into row start+t of the
+//      cache's key head g, and its value head g (columns C + KVH HS + g HS ..) into
+//      row start+t of value head g. The cache is kept head by head, each head's
+//      capacity rows back to back: key head g's row j starts at (g capacity + j) HS,
+//      value head g's at ((KVH + g) capacity + j) HS. Rows 0 .. start-1 are already
+//      there; do not touch any row past start+T-1.
 //   2. Attend: new row t is position start+t and sees positions 0 .. start+t
-//      (n = start+t+1 of them). Query head h (columns h HS .. h HS+HS-1 of row t
-//      of proj) reads key/value head g = h / (NH / KVH): the keys at columns
-//      g HS .. of each cache row, the values at columns KVH HS + g HS .. . Its
-//      output goes to columns h HS .. h HS+HS-1 of row t of out.
-//      common/ops.hpp's ops::attend does one head if you pass it that head's
-//      query, keys and values with C = HS and NH = 1 (row stride W; it needs n
-//      floats of scratch for the weights). Then the arithmetic is the uncached
-//      model's, and the answer the same bits (the tests check it).
+//      (n = start+t+1 of them). Query head h (columns h HS .. h HS+HS-1 of row t of
+//      proj) reads key/value head g = h / (NH / KVH). Its output goes to columns
+//      h HS .. h HS+HS-1 of row t of out. common/ops.hpp's ops::attend does one head
+//      if you pass it that head's query, its key and value rows (row stride HS: they
+//      lie back to back) and C = HS, NH = 1; it needs n floats of scratch for the
+//      weights. Then the arithmetic is the uncached model's, and the answer the same
+//      bits (the tests check it).
 //
 // Hints: lesson 06's exercise 06a (solution/attention_with_cache.cpp there) is
 // the same step with one key/value head per query head; common/attention_inputs.cpp
@@ -29,9 +34,11 @@
 
 namespace tang::mine {
 
-void grouped_attention_with_cache(float* out, const float* proj, float* cache, std::size_t start,
-                                  std::size_t T, std::size_t C, std::size_t NH, std::size_t KVH) {
-  (void)out, (void)proj, (void)cache, (void)start, (void)T, (void)C, (void)NH, (void)KVH;
+void grouped_attention_with_cache(float* out, const float* proj, float* cache, std::size_t capacity,
+                                  std::size_t start, std::size_t T, std::size_t C, std::size_t NH,
+                                  std::size_t KVH) {
+  (void)out, (void)proj, (void)cache, (void)capacity, (void)start, (void)T, (void)C, (void)NH,
+      (void)KVH;
   throw NotImplemented(
       "not implemented yet: see exercise 10a "
       "(lessons/10_cache_size/exercise/grouped_attention.cpp)");
