@@ -43,7 +43,7 @@ struct GPTConfig {
   std::string attention_name() const;
 };
 
-// Lessons 04-09's KV cache keeps a key and a value per head. For a model that
+// Lessons 06-09's KV cache keeps a key and a value per head. For a model that
 // shares them, why code written for that (`who`, e.g. "lesson 06's KV cache")
 // cannot run it; "" for a multi-head model.
 std::string why_not_multi_head(const GPTConfig& config, const std::string& who);

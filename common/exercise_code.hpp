@@ -40,7 +40,7 @@ bool runs_yours(std::string_view exercise);
 
 // What a lesson prints under its title: whose code it runs.
 std::string exercise_code_line();
-// The exercises, in lesson order: "02", "03", "03b", ... "08b".
+// The exercises, in lesson order: "02", "03", "03b", ... "10b".
 std::span<const std::string_view> exercise_ids();
 
 // A comparator's answer: the same, different only by rounding, or disagreeing,

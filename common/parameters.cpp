@@ -1,5 +1,7 @@
 #include "parameters.hpp"
 
+#include <cmath>
+
 namespace tang {
 
 namespace {
@@ -30,7 +32,7 @@ std::size_t resolve(Dim d, const GPTConfig& c) {
 }
 
 // Which models have a parameter.
-enum class Has { kAll, kKeysPerHead, kLatent };
+enum class Has { kAll, kQkv, kLatent };
 
 bool has(Has which, const GPTConfig& c) {
   const bool latent = c.attention() == Attention::kLatent;
@@ -55,12 +57,12 @@ const std::vector<Entry<LayerWeights>> kBlock = {
     {"ln_1.weight", {Dim::C}, Init::kOnes, &LayerWeights::ln1_w},
     {"ln_1.bias", {Dim::C}, Init::kZeros, &LayerWeights::ln1_b},
     // queries, keys and values (multi-head: P = 3C; grouped: P = C + 2 KVH HS)
-    {"attn.qkv.weight", {Dim::P, Dim::C}, Init::kNormal, &LayerWeights::qkv_w, Has::kKeysPerHead},
-    {"attn.qkv.bias", {Dim::P}, Init::kZeros, &LayerWeights::qkv_b, Has::kKeysPerHead},
+    {"attn.qkv.weight", {Dim::P, Dim::C}, Init::kNormal, &LayerWeights::qkv_w, Has::kQkv},
+    {"attn.qkv.bias", {Dim::P}, Init::kZeros, &LayerWeights::qkv_b, Has::kQkv},
     // latent attention: queries and the latent (P = C + d_c), then keys and values from it
     {"attn.q_latent.weight", {Dim::P, Dim::C}, Init::kNormal, &LayerWeights::qkv_w, Has::kLatent},
     {"attn.q_latent.bias", {Dim::P}, Init::kZeros, &LayerWeights::qkv_b, Has::kLatent},
-    {"attn.kv_up.weight", {Dim::C2, Dim::DC}, Init::kNormal, &LayerWeights::kv_up_w, Has::kLatent},
+    {"attn.kv_up.weight", {Dim::C2, Dim::DC}, Init::kFanIn, &LayerWeights::kv_up_w, Has::kLatent},
     {"attn.proj.weight", {Dim::C, Dim::C}, Init::kNormal, &LayerWeights::attn_proj_w},
     {"attn.proj.bias", {Dim::C}, Init::kZeros, &LayerWeights::attn_proj_b},
     {"ln_2.weight", {Dim::C}, Init::kOnes, &LayerWeights::ln2_w},
@@ -132,6 +134,9 @@ void initialise_parameters(const GPTConfig& config, float* flat, Rng& rng) {
       switch (spec.init) {
         case Init::kNormal:
           p[i] = 0.02f * rng.normal();
+          break;
+        case Init::kFanIn:  // one draw per weight, as kNormal: the same stream of numbers
+          p[i] = rng.normal() / std::sqrt(static_cast<float>(spec.shape[1]));
           break;
         case Init::kZeros:
           p[i] = 0.0f;

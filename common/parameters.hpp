@@ -21,6 +21,8 @@ namespace tang {
 // How training starts a parameter: GPT-2's rule.
 enum class Init {
   kNormal,  // matrices: N(0, 0.02^2)
+  kFanIn,   // latent attention's kv_up (2C, d_c): N(0, 1/d_c), so that keys and values
+            // rebuilt from the latent start at the scale a multi-head model's keys have
   kZeros,   // biases
   kOnes,    // LayerNorm scales
 };

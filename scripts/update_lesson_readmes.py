@@ -17,8 +17,8 @@ Fills seven kinds of marked blocks in lessons/*/README.md and docs/README.md:
       common/gpt.cpp's forward() next to lessons/06_kvcache/kv_cache.hpp's
       forward_with_cache(), as a diff: what the KV cache adds
   <!-- diff:small_cache --> ... <!-- /diff -->
-      lesson 06's forward_with_cache() next to lessons/10_cache_size/small_cache.hpp's,
-      as a diff: what sharing keys and values changes
+      lesson 06's forward_with_cache() (without its own "// NEW" marks) next to
+      lessons/10_cache_size/small_cache.hpp's, as a diff: what sharing keys and values changes
   <!-- run:PROGRAM ARGS... | FROM | COUNT --> ... <!-- /run -->
       what build/release/lessons/*/PROGRAM prints with ARGS: COUNT lines from the
       first line containing FROM, for example a --trace of one poem
@@ -116,8 +116,17 @@ def fill_diff(match):
     return f"<!-- diff:kv_cache -->\n```diff\n{body}\n```\n<!-- /diff -->"
 
 
+def without_new_marks(lines):
+    """Lesson 06's lines without its own "// NEW" marks, which lesson 10 does not repeat."""
+    out = []
+    for line in lines:
+        line = line.replace("// NEW: ", "// ")  # a comment stays, without its mark
+        out.append(re.sub(r"\s*// NEW$", "", line))  # a bare mark goes
+    return out
+
+
 def fill_small_cache_diff(match):
-    lesson6 = definition("lessons/06_kvcache/kv_cache.hpp", "View<2> forward_with_cache(const GPT& model, const Matrices& m")
+    lesson6 = without_new_marks(definition("lessons/06_kvcache/kv_cache.hpp", "View<2> forward_with_cache(const GPT& model, const Matrices& m"))
     lesson10 = definition("lessons/10_cache_size/small_cache.hpp", "View<2> forward_with_cache(const GPT& model, const Matrices& m")
     diff = difflib.unified_diff(lesson6, lesson10, "lessons/06_kvcache/kv_cache.hpp",
                                 "lessons/10_cache_size/small_cache.hpp", n=100, lineterm="")

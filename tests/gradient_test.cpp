@@ -340,6 +340,7 @@ TEST(ModelGradient, WithDropoutMatchesFiniteDifferences) {
 struct Variant {
   const char* name;
   std::size_t kv_heads, kv_latent;
+  std::size_t heads = 4;  // 8: groups of 4, so h / KVH and h / (NH / KVH) differ
 };
 void PrintTo(const Variant& v, std::ostream* os) {
   *os << v.name;
@@ -348,7 +349,7 @@ class VariantGradient : public ::testing::TestWithParam<Variant> {};
 
 TEST_P(VariantGradient, WholeTinyModelMatchesFiniteDifferences) {
   const Variant v = GetParam();
-  const tang::GPTConfig config{7, 6, 2, 4, 8, v.kv_heads, v.kv_latent};
+  const tang::GPTConfig config{7, 6, 2, v.heads, 8, v.kv_heads, v.kv_latent};
   tang::TrainableGPT model(config, 2);
   tang::Rng rng(9);
   for (float& p : model.params) p = 0.3f * rng.normal();
@@ -364,10 +365,27 @@ TEST_P(VariantGradient, WholeTinyModelMatchesFiniteDifferences) {
     return static_cast<double>(model.forward(inputs, targets, 2, 6));
   };
   expect_matches_finite_differences(v.name, params, analytic, loss);
+  // and each attention-input tensor on its own scale, where a small wrong gradient
+  // would hide under the largest one of the whole model
+  for (const tang::ParameterSpec& spec : tang::parameter_layout(config)) {
+    if (spec.name.find(".attn.") == std::string::npos) continue;
+    const auto first = static_cast<std::ptrdiff_t>(spec.offset);
+    const auto last = first + static_cast<std::ptrdiff_t>(spec.size);
+    Floats part(params.begin() + first, params.begin() + last);
+    const Floats part_analytic(analytic.begin() + first, analytic.begin() + last);
+    auto part_loss = [&] {
+      std::copy(part.begin(), part.end(), params.begin() + first);
+      return loss();
+    };
+    expect_matches_finite_differences((std::string(v.name) + " " + spec.name).c_str(), part,
+                                      part_analytic, part_loss);
+    std::copy(part.begin(), part.end(), params.begin() + first);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Attention, VariantGradient,
                          ::testing::Values(Variant{"grouped_query", 2, 0},
+                                           Variant{"grouped_query_8_heads", 2, 0, 8},
                                            Variant{"multi_query", 1, 0}, Variant{"latent", 0, 3}),
                          [](const auto& info) { return std::string(info.param.name); });
 

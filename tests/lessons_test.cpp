@@ -645,7 +645,7 @@ TEST(Lessons, LessonTenShrinksTheCache) {
   EXPECT_EQ(against, 3u) << "grouped, multi-query and latent against multi-head\n" << r.out;
   EXPECT_EQ(writing, 6u) << "the lesson's model and the five variants\n" << r.out;
   EXPECT_EQ(schemes, 4u) << r.out;
-  EXPECT_NE(r.out.find("the run-to-run spread"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the spread of one pair of runs"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("latent (d_c 32)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("At a long context"), std::string::npos) << "--no-long-context\n" << r.out;
   if (!kSanitized) {  // the whole lesson: sections 1-10, and section 10 the same text

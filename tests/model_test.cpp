@@ -373,7 +373,8 @@ TEST(Parameters, EveryAttentionVariantHasItsShapesAndViews) {
   double squares = 0.0;
   for (std::size_t i = 0; i < 256 * 32; ++i)
     squares += double{w.layers[2].kv_up_w[i]} * w.layers[2].kv_up_w[i];
-  EXPECT_NEAR(std::sqrt(squares / (256 * 32)), 0.02, 0.002) << "kv_up starts N(0, 0.02^2)";
+  EXPECT_NEAR(std::sqrt(squares / (256 * 32)), 1.0 / std::sqrt(32.0), 0.01)
+      << "kv_up starts N(0, 1/d_c)";
 }
 
 // --- a model of the course's shape, random weights, over a whole context ----------

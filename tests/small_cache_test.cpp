@@ -12,6 +12,7 @@
 
 #include "03_topk_topp/sampler.hpp"
 #include "06_kvcache/kv_cache.hpp"
+#include "10_cache_size/long_context.hpp"
 #include "10_cache_size/variant_step_cost.hpp"
 #include "checkpoint.hpp"
 #include "errors.hpp"
@@ -26,17 +27,19 @@ using tang::TokenId;
 struct Variant {
   const char* name;
   std::size_t kv_heads, kv_latent;
-  bool same_bits;  // the cached step adds in the uncached model's order
+  bool same_bits;         // the cached step adds in the uncached model's order
+  std::size_t heads = 4;  // 8: groups of 4, so h / KVH and h / (NH / KVH) differ
 };
 void PrintTo(const Variant& v, std::ostream* os) {
   *os << v.name;
 }
 
-// The course's shape (4 heads of 8) with random weights, as tiny_golden.hpp's
-// random_model, sharing keys and values as `v` says.
+// tiny_golden.hpp's random model (4 layers, 32 dims, context 64) with random
+// weights, `v.heads` heads sharing keys and values as `v` says.
 tang::GPT random_variant(const Variant& v, std::uint64_t seed, std::size_t block_size = 64) {
   const tang::GPT base = tang::testing::random_model(seed, 50, block_size);
   tang::GPTConfig config = base.config();
+  config.n_head = v.heads;
   config.n_kv_head = v.kv_heads;
   config.kv_latent = v.kv_latent;
   tang::Rng rng(seed);
@@ -119,9 +122,63 @@ TEST_P(SmallCache, SameGreedyTextAsTheUncachedModelPastTheContext) {
 INSTANTIATE_TEST_SUITE_P(Attention, SmallCache,
                          ::testing::Values(Variant{"multi_head", 0, 0, true},
                                            Variant{"grouped_query", 2, 0, true},
+                                           Variant{"grouped_query_8_heads", 2, 0, true, 8},
                                            Variant{"multi_query", 1, 0, true},
-                                           Variant{"latent", 0, 8, false}),
+                                           Variant{"latent", 0, 12, false}),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// B texts in one step, each at its own length: every text's logits are the ones it
+// gets alone (the batched path lesson 10's long-context rows time).
+TEST_P(SmallCache, BatchedTextsGiveTheirOwnLogits) {
+  const Variant v = GetParam();
+  const tang::GPT model = random_variant(v, 17);
+  const auto& config = model.config();
+  const std::size_t lengths[] = {5, 17, 1};
+  std::vector<tang::SmallCache> alone, together;
+  std::vector<tang::SmallCache*> pointers;
+  tang::Activations acts(config), batch = tang::step_activations(config, 3);
+  std::vector<TokenId> next;
+  std::vector<std::vector<float>> expected;
+  for (std::size_t b = 0; b < 3; ++b) {
+    std::vector<TokenId> text;
+    for (std::size_t i = 0; i <= lengths[b]; ++i)
+      text.push_back(static_cast<TokenId>((13 * i + 7 * b + 2) % 50));
+    alone.emplace_back(config);
+    together.emplace_back(config);
+    tang::forward_with_cache(model, std::span(text).first(lengths[b]), alone.back(), acts);
+    tang::forward_with_cache(model, std::span(text).first(lengths[b]), together.back(), acts);
+    const auto step = tang::forward_with_cache(model, std::span(text).last(1), alone.back(), acts);
+    expected.emplace_back(step.data(), step.data() + step.size());
+    next.push_back(text.back());
+  }
+  for (tang::SmallCache& cache : together) pointers.push_back(&cache);
+  const auto all = tang::forward_with_cache(model, tang::ModelMatrices<>(model), next, pointers,
+                                            batch, LogitsFor::kLastPosition);  // (3, V)
+  for (std::size_t b = 0; b < 3; ++b) {
+    const std::span<const float> row(all.data() + b * config.vocab_size, config.vocab_size);
+    EXPECT_TRUE(std::equal(row.begin(), row.end(), expected[b].begin())) << "text " << b;
+    EXPECT_EQ(together[b].length, lengths[b] + 1);
+  }
+}
+
+// The long-context rows' model and timing, on a context small enough for a test.
+TEST(LongContext, ShapesKeepTheShareAndTheStepRuns) {
+  tang::GPTConfig ours{50, 64, 4, 4, 32};
+  ours.n_kv_head = 2;
+  EXPECT_EQ(tang::long_context_shape(ours, 9).kv_heads(), 6u);
+  ours.n_kv_head = 1;
+  EXPECT_EQ(tang::long_context_shape(ours, 9).kv_heads(), 1u);
+  ours.n_kv_head = 0;
+  ours.kv_latent = 8;
+  const tang::GPTConfig big = tang::long_context_shape(ours, 9);
+  EXPECT_EQ(big.kv_latent, 192u) << "a quarter of the width, as ours";
+  EXPECT_EQ(big.n_layer, 12u);
+  EXPECT_EQ(big.block_size, 9u);
+  const tang::GPT model = tang::random_model_of(big, tang::testing::random_model(1).tokenizer(), 3);
+  EXPECT_GT(tang::time_small_cache_step_ms(model, 2, 8, 1), 0.0);
+  EXPECT_THROW(tang::time_small_cache_step_ms(model, 2, 9, 1), std::invalid_argument)
+      << "no room for one more position";
+}
 
 // For a multi-head model the small cache is lesson 06's, bit for bit.
 TEST(SmallCacheMultiHead, SameBitsAsLessonSixCache) {
@@ -155,7 +212,7 @@ TEST(SmallCacheSize, GroupedAndLatentKeepLess) {
   c.kv_latent = 32;
   EXPECT_EQ(c.cache_width(), 32u);
   const tang::SmallCache cache(c);
-  EXPECT_EQ(cache.rows.size(), 4u * 128 * 32);
+  EXPECT_EQ(cache.layers.size(), 4u * 128 * 32);
 }
 
 // Each variant's checkpoint records it, loads back the same, and a file whose
@@ -183,7 +240,7 @@ TEST_P(SmallCache, CheckpointRecordsTheVariant) {
   }
 }
 
-// Lessons 04-08's cache keeps a key and a value per head: it refuses the others
+// Lessons 06-09's cache keeps a key and a value per head: it refuses the others
 // with one line naming the variant and the lesson that runs it.
 TEST(SmallCacheVariants, LessonSixCacheRefusesThem) {
   const tang::GPT model = random_variant({"multi_query", 1, 0, true}, 3);

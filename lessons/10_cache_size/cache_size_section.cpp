@@ -27,9 +27,10 @@ namespace {
 constexpr std::size_t kLongContext = 1024, kLongBatch = 8, kLongSteps = 3;
 
 struct CacheSizeOptions {
-  std::string variants = default_variants_dir();   // --variants
-  std::size_t poems = 200;                         // --variant-poems
-  bool skip_long_context = false;                  // --no-long-context
+  std::string variants = default_variants_dir();  // --variants
+  std::size_t poems = 200;                        // --variant-poems
+  bool skip_long_context = false;                 // --no-long-context
+  CLI::Option* variants_flag = nullptr;
   std::vector<std::shared_ptr<const GPT>> models;  // variant_runs()'s order
 };
 
@@ -71,7 +72,7 @@ std::vector<double> show_sizes(LessonContext& c, const std::vector<Row>& rows) {
         cfg.attention_name().c_str(), thousands(r.model->parameters().size()).c_str(),
         human_bytes(static_cast<double>(small_cache_bytes_per_position(cfg))).c_str(),
         human_bytes(static_cast<double>(small_cache_bytes_per_position(cfg) * T)).c_str(),
-        human_bytes(static_cast<double>(cache.rows.size() * sizeof(float))).c_str(), loss);
+        human_bytes(static_cast<double>(cache.layers.size() * sizeof(float))).c_str(), loss);
     c.out << line;
     c.out.flush();
   }
@@ -85,7 +86,7 @@ void show_cost_in_loss(LessonContext& c, const std::vector<Row>& rows,
   const double a = losses[1], b = losses[2], mha = (a + b) / 2, spread = std::abs(a - b);
   c.out << "\n  The two multi-head runs (seeds " << variant_runs()[0].seed << " and "
         << variant_runs()[1].seed << ") land " << fixed(spread, 4)
-        << " nats apart: the run-to-run spread.\n";
+        << " nats apart: the spread of one pair of runs of one recipe.\n";
   for (std::size_t i = 3; i < rows.size(); ++i) {
     const double d = losses[i] - mha;
     const std::size_t per_position = small_cache_bytes_per_position(rows[i].model->config());
@@ -202,9 +203,10 @@ void show_cache_size(LessonContext& c, const CacheSizeOptions& o) {
 }
 
 void declare_cache_size_flags(CLI::App& app, CacheSizeOptions& o) {
-  app.add_option("--variants", o.variants,
-                 "section 10: the folder of the five models scripts/train_variants.sh trains")
-      ->capture_default_str();
+  o.variants_flag =
+      app.add_option("--variants", o.variants,
+                     "section 10: the folder of the five models scripts/train_variants.sh trains")
+          ->capture_default_str();
   app.add_option("--variant-poems", o.poems,
                  "section 10: poems each model writes for the form and speed table, in [1, 2000]")
       ->capture_default_str()
@@ -228,7 +230,13 @@ void prepare_cache_size(CacheSizeOptions& o, const GPT& model) {
   }
 }
 
-std::string too_small_for_cache_size(const GPT& model) {
+// Without the five models in the default folder, the section cannot run (a
+// folder named with --variants must hold them: prepare refuses it otherwise).
+std::string cannot_run_cache_size(const CacheSizeOptions& o, const GPT& model) {
+  if (o.variants_flag->count() == 0) {
+    const std::string missing = missing_variants(o.variants);
+    if (!missing.empty()) return missing;
+  }
   if (model.config().block_size >= 2) return "";
   return "its poems need a context of at least 2; this model's is " +
          std::to_string(model.config().block_size);
@@ -244,7 +252,7 @@ Section cache_size_section() {
       [](const LessonOptions&) { return std::string("\n"); },
       [options](CLI::App& app) { declare_cache_size_flags(app, *options); },
       [options](const GPT& model, const LessonOptions&) { prepare_cache_size(*options, model); },
-      too_small_for_cache_size};
+      [options](const GPT& model) { return cannot_run_cache_size(*options, model); }};
 }
 
 }  // namespace tang

@@ -18,11 +18,15 @@ GPTConfig long_context_shape(const GPTConfig& ours, std::size_t context) {
   big.n_layer = 12;
   big.n_head = 12;
   big.n_embd = 768;
-  if (ours.attention() == Attention::kGroupedQuery)
-    big.n_kv_head = ours.kv_heads() == 1 ? 1 : big.n_head * ours.kv_heads() / ours.n_head;
+  // at least one key/value head, or one latent float: never multi-head by rounding down
+  if (ours.attention() == Attention::kGroupedQuery) {
+    big.n_kv_head = ours.kv_heads() == 1
+                        ? 1
+                        : std::max<std::size_t>(1, big.n_head * ours.kv_heads() / ours.n_head);
+  }
   if (ours.attention() == Attention::kLatent)
-    big.kv_latent = big.n_embd * ours.kv_latent / ours.n_embd;
-  big.validate();
+    big.kv_latent = std::max<std::size_t>(1, big.n_embd * ours.kv_latent / ours.n_embd);
+  big.validate();  // throws when that count does not divide the 12 heads
   return big;
 }
 
@@ -44,7 +48,7 @@ double time_small_cache_step_ms(const GPT& model, std::size_t B, std::size_t cac
   caches.reserve(B);
   for (std::size_t b = 0; b < B; ++b) {
     caches.emplace_back(model.config());
-    caches.back().rows.fill(0.0f);  // touched now, not in the first timed step
+    caches.back().layers.fill(0.0f);  // touched now, not in the first timed step
   }
   for (SmallCache& cache : caches) pointers.push_back(&cache);
   Activations acts = step_activations(model.config(), B);

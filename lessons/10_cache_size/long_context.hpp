@@ -1,12 +1,12 @@
 // long_context.hpp: where the cache's size decides the step's time.
 //
 // Our model's cache is small beside its weights: 512 KB per text at a full
-// context of 128, against 6.8 MB of weights. Large models read long contexts:
+// context of 128, against 6.6 MB of weights. Large models read long contexts:
 // at 1,024 positions a text of GPT-2 small's shape (12 layers, 12 heads, 768
-// dims) caches 75 MB with multi-head attention, and a batch of 8 texts reads
-// 600 MB of cache each step, nearly twice its 340 MB of weights. The variants
-// of such a model, with random weights (a step's time does not depend on their
-// values), are timed here next to the cost model's prediction.
+// dims) caches 72 MB with multi-head attention, and a batch of 8 texts reads
+// more cache than weights each step. The variants of such a model, with random
+// weights (a step's time does not depend on their values), are timed here next
+// to the cost model's prediction.
 #pragma once
 
 #include <cstddef>

@@ -6,7 +6,7 @@
 namespace tang {
 
 SmallCache::SmallCache(const GPTConfig& config)
-    : rows(Tensor<3>::from_shape({config.n_layer, config.block_size, config.cache_width()})) {}
+    : layers(Tensor<2>::from_shape({config.n_layer, config.block_size * config.cache_width()})) {}
 
 std::size_t small_cache_bytes_per_position(const GPTConfig& config) {
   return config.n_layer * config.cache_width() * sizeof(float);

@@ -8,10 +8,12 @@
 //   latent         one latent vector c                 W = d_c
 //
 // A layer's cache holds T_max x W floats. The grouped ones keep them head by head,
-// (2, KVH, T_max, HS), as serving engines do: each head then reads its keys and
-// values as one block, which memory streams (lesson 06 keeps them position by
-// position, and at a long context a head's pieces lie a whole row apart). The
-// latent one keeps a row per position, (T_max, d_c), which every head reads whole.
+// (2, KVH, T_max, HS), as PyTorch's (batch, heads, positions, head size) caches
+// are laid out: each head then reads its keys and values as one block, front to
+// back, which the processor fetches ahead of the loop. Lesson 06 keeps them
+// position by position; at a long context a head's pieces then lie a whole row
+// apart. The latent cache keeps a row per position, (T_max, d_c), which every
+// head reads whole.
 //
 // forward_with_cache below is lesson 06's forward_with_cache with the attention
 // step swapped: every changed line is marked "// NEW". The grouped step is
@@ -34,9 +36,10 @@ namespace tang {
 // Per layer, what attention needs of every position read so far.
 struct SmallCache {
   explicit SmallCache(const GPTConfig& config);
-  Tensor<3> rows;          // (L, T_max, W) W = config.cache_width(); a layer's T_max x W
-                           // floats laid out as its attention reads them (see above)
+  Tensor<2> layers;        // (L, T_max W), W = config.cache_width(): each layer's
+                           // floats, laid out as its attention reads them (see above)
   std::size_t length = 0;  // positions held
+  float* layer(std::size_t l) { return &layers(l, 0); }
 };
 
 // Bytes of cache one position costs: layers x W x 4 bytes.
@@ -63,7 +66,7 @@ View<2> forward_with_cache(const GPT& model, const Matrices& m, std::span<const 
   if (T == 0 || N != B * T) throw std::invalid_argument("forward_with_cache: no tokens");
   if (N > a.encoded.shape(0))
     throw std::invalid_argument("forward_with_cache: more rows than the activations hold");
-  for (const SmallCache* cache : caches) {
+  for (const SmallCache* cache : caches) {  // NEW: SmallCache
     if (cache->length + T > cfg.block_size)
       throw std::invalid_argument("forward_with_cache: text longer than the context");
   }
@@ -100,7 +103,7 @@ View<2> forward_with_cache(const GPT& model, const Matrices& m, std::span<const 
     for (std::size_t b = 0; b < B; ++b) {
       float* out = L.atty.data() + b * T * C;       // NEW
       const float* new_rows = proj + b * T * P;     // NEW: (T, P)
-      float* cached = &caches[b]->rows(l, 0, 0);    // NEW: this layer's T_max x W floats
+      float* cached = caches[b]->layer(l);          // NEW: this layer's T_max W floats
       if (cfg.attention() == Attention::kLatent) {  // NEW: exercise 10b
         latent_attention_with_cache(out, new_rows, cached, lw.kv_up_w,            // NEW
                                     caches[b]->length, T, C, NH, cfg.kv_latent);  // NEW
@@ -120,7 +123,7 @@ View<2> forward_with_cache(const GPT& model, const Matrices& m, std::span<const 
     ops::residual_forward(L.residual3.data(), L.residual2.data(), L.residual3.data(), N * C);
     x = L.residual3.data();
   }
-  for (SmallCache* cache : caches) cache->length += T;  // each cache holds T more positions
+  for (SmallCache* cache : caches) cache->length += T;  // NEW: SmallCache, T more positions
 
   // final LayerNorm, then the tied output layer: logits = ln_f(x) @ wte^T
   ops::layernorm_forward(a.lnf.data(), a.lnf_mean.data(), a.lnf_rstd.data(), x, w.lnf_w, w.lnf_b, N,

@@ -18,7 +18,7 @@ VariantWriting write_poems(const GPT& model, std::span<const std::uint64_t> seed
   VariantWriting w;
   SmallCachePredictor predictor(model);
   std::vector<float> logits;
-  double nats = 0.0;
+  double nll = 0.0;  // -ln p of every character drawn, summed
   for (const std::uint64_t seed : seeds) {
     Rng rng(seed);
     std::vector<TokenId> context = {newline};
@@ -30,7 +30,7 @@ VariantWriting write_poems(const GPT& model, std::span<const std::uint64_t> seed
       logits.assign(out.begin(), out.end());
       const TokenId id = sample_next(logits, settings, rng);
       w.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      nats -= log_probability(out, id);
+      nll -= log_probability(out, id);
       steps += 1;
       if (id == newline) break;
       context.push_back(id);
@@ -44,7 +44,7 @@ VariantWriting write_poems(const GPT& model, std::span<const std::uint64_t> seed
     if (is_regular_verse(model.tokenizer().decode(poem))) w.in_form += 1;
   }
   const std::size_t scored = w.characters;
-  w.log_probability = scored > 0 ? -nats / static_cast<double>(scored) : 0.0;
+  w.log_probability = scored > 0 ? -nll / static_cast<double>(scored) : 0.0;
   return w;
 }
 

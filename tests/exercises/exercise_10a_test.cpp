@@ -115,6 +115,39 @@ TEST(Exercise10a, OneKeyValueHeadPerQueryHeadIsLessonSixCache) {
   expect_cached_equals_full(NH, {10, 1, 13}, "a prefill of 10, then 1 and 13");
 }
 
+// 8 query heads in 2 groups of 4: query head h reads key/value head h / 4 (not h / 2,
+// and not h % 2, which 4 heads in 2 groups cannot tell apart).
+TEST(Exercise10a, EightHeadsInTwoGroupsOfFour) {
+  constexpr std::size_t nh = 8, kvh = 2, hs = C / nh, w = 2 * kvh * hs, p = C + w;
+  tang::Rng rng(77);
+  std::vector<float> proj(N * p), qkv(N * 3 * C), full(N * C), att(nh * N * N);
+  for (float& x : proj) x = rng.normal();
+  for (std::size_t n = 0; n < N; ++n) {  // the uncached model's spread of the two heads
+    const float* row = proj.data() + n * p;
+    std::copy(row, row + C, qkv.data() + n * 3 * C);
+    for (std::size_t h = 0; h < nh; ++h) {
+      const std::size_t g = h / (nh / kvh);
+      std::copy(row + C + g * hs, row + C + (g + 1) * hs, qkv.data() + n * 3 * C + C + h * hs);
+      std::copy(row + C + (kvh + g) * hs, row + C + (kvh + g + 1) * hs,
+                qkv.data() + n * 3 * C + 2 * C + h * hs);
+    }
+  }
+  tang::ops::attention_forward(full.data(), att.data(), qkv.data(), 1, N, C, nh);
+  std::vector<float> cache(kCapacity * w), out(N * C);
+  std::size_t start = 0;
+  for (std::size_t T : {7, 1, 16}) {
+    grouped_attention_with_cache(out.data() + start * C, proj.data() + start * p, cache.data(),
+                                 kCapacity, start, T, C, nh, kvh);
+    start += T;
+  }
+  for (std::size_t i = 0; i < N * C; ++i) {
+    ASSERT_EQ(std::memcmp(&out[i], &full[i], sizeof(float)), 0)
+        << "8 heads, 2 key/value heads: position " << i / C << ", query head " << (i % C) / hs
+        << " is " << exact(out[i]) << ", the uncached model gives " << exact(full[i])
+        << ". Query head h reads key/value head h / (NH / KVH) = h / 4 here";
+  }
+}
+
 TEST(Exercise10a, TheFirstPositionSeesOnlyItself) {
   const Sequence s = random_sequence(2, 5);
   std::vector<float> cache(kCapacity * s.W), out(C);

@@ -3,7 +3,7 @@
 // multi-query is one key/value head for all, multi-head one for each).
 //
 // Lesson 10's cached forward (small_cache.hpp) calls it in every layer of every
-// step of a grouped or multi-query model. It runs the reference solution
+// step of a multi-head, grouped or multi-query model (multi-head is KVH = NH). It runs the reference solution
 // (solution/grouped_attention.cpp) unless started with --yours 10a; then YOUR
 // file exercise/grouped_attention.cpp, whose comment says exactly what it must
 // do. Check yours with

@@ -15,13 +15,14 @@
 //      row start+t of cache. Do not touch any row past start+T-1.
 //   2. For new row t (position start+t, n = start+t+1 positions to see) and each
 //      head h, with q_h = columns h HS .. h HS+HS-1 of row t of proj:
-//        a. the absorbed query  a (d_c) = W_UK_h^T q_h, that is
-//           a[d] = sum over i < HS of q_h[i] * kv_up[(h HS + i) d_c + d]
+//        a. the absorbed query  a (d_c) = W_UK_h^T q_h (W_UK_h: rows h HS ..
+//           h HS+HS-1 of kv_up, each d_c long)
 //        b. scores s_j = (a . c_j) / sqrt(HS) for j = 0 .. n-1 (HS, not d_c: the
 //           model was trained on q . k / sqrt(HS)), and p = softmax(s): subtract
 //           the largest score before exp, as common/ops.cpp's attend does
 //        c. the weighted latent  m (d_c) = sum_j p_j c_j
-//        d. out[t C + h HS + i] = (row C + h HS + i of kv_up) . m, for i < HS
+//        d. head h's output, columns h HS .. h HS+HS-1 of row t of out:
+//           W_UV_h m (W_UV_h: rows C + h HS .. C + h HS+HS-1 of kv_up)
 //   The additions run in another order than the uncached model's, so the
 //   answer differs from it by rounding only: the tests accept 1e-4.
 //

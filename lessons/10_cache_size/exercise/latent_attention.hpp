@@ -14,8 +14,9 @@
 // Buffers are row-major float arrays; HS = C / NH, d_c the latent's width:
 //   proj   (T, C + d_c)  row t: q (C) | latent c (d_c) of the new position start + t
 //   cache  (T_max, d_c)  row j: the latent of position j
-//   kv_up  (2C, d_c)     row r < C makes key column r, row C + r value column r:
-//                        k_j = W_UK c_j, v_j = W_UV c_j (W_UK its first C rows)
+//   kv_up  (2C, d_c)     row r < C makes entry r of every key, row C + r entry r of
+//                        every value: k_j = W_UK c_j, v_j = W_UV c_j (W_UK its first
+//                        C rows, W_UV the rest)
 //   out    (T, C)        row t: the NH heads' outputs side by side
 #pragma once
 
