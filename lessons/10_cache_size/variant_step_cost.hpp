@@ -8,8 +8,11 @@
 //   attention              reads W floats per cached position and layer; its
 //                          compute is NH x HS per key for grouped (every query head
 //                          still scores every key), NH x d_c for latent
-// Reading the cache is a roofline of its own: the longer of its bytes at the
-// bandwidth of the whole working set (weights and every cache) and its compute.
+// Attention's time is its compute plus reading the cache at the bandwidth of the
+// whole working set (weights and every cache). Unlike a matrix product, which
+// does many multiply-adds per weight it reads and so hides the reading behind
+// them (lesson 06's roofline takes the longer of the two), attention does two per
+// number of the cache: its loop waits for the numbers, and the two times add up.
 #pragma once
 
 #include <cstddef>
@@ -30,9 +33,7 @@ struct VariantStepCost {
   double cache_read_ms = 0.0, attention_compute_ms = 0.0;
   double sampling_ms = 0.0;
   double matrices_ms() const;
-  double attention_ms() const {
-    return cache_read_ms > attention_compute_ms ? cache_read_ms : attention_compute_ms;
-  }
+  double attention_ms() const { return cache_read_ms + attention_compute_ms; }
   double total_ms() const { return matrices_ms() + pointwise_ms + attention_ms() + sampling_ms; }
 };
 
