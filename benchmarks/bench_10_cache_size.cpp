@@ -45,7 +45,7 @@ GPTConfig our_shape(std::size_t kv_heads, std::size_t kv_latent) {
 void BM_step(benchmark::State& state, GPTConfig config, std::size_t B) {
   const std::size_t n = static_cast<std::size_t>(state.range(0));  // positions after the step
   if (n > config.block_size) config.block_size = n;
-  const GPT model = random_model_of(config, bench::course_model().tokenizer(), 42);
+  const GPT model = initialised_model(config, bench::course_model().tokenizer(), 42);
   std::vector<SmallCache> caches(B, SmallCache(config));
   std::vector<SmallCache*> pointers;
   for (SmallCache& cache : caches) {

@@ -31,11 +31,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <iostream>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <iostream>
 #include <optional>
 #include <set>
 #include <string>
@@ -84,10 +84,7 @@ inline Tokenizer synthetic_tokenizer(std::size_t size) {
 
 // Weights as lesson 00 initialises them: matrices N(0, 0.02), LayerNorm scales 1, rest 0.
 inline GPT random_model(const GPTConfig& config, Tokenizer tokenizer, std::uint64_t seed = 1) {
-  Rng rng(seed);
-  Tensor<1> flat = Tensor<1>::from_shape({parameter_count(config)});
-  initialise_parameters(config, flat.data(), rng);
-  return GPT(config, std::move(tokenizer), std::move(flat));
+  return initialised_model(config, std::move(tokenizer), seed);
 }
 
 struct LoadedModel {
@@ -355,7 +352,8 @@ inline int bench_main(int argc, char** argv, int default_threads, void (*registe
   benchmark::Shutdown();
   std::cout.flush();  // the results must have reached stdout (closed, or a full disk: an error)
   if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout) {
-    std::fprintf(stderr, "error: could not write the results to stdout (closed, or the disk is full)\n");
+    std::fprintf(stderr,
+                 "error: could not write the results to stdout (closed, or the disk is full)\n");
     return 1;
   }
   return 0;

@@ -9,6 +9,7 @@
 #include "dropout.hpp"
 #include "errors.hpp"
 #include "ops.hpp"
+#include "rng.hpp"
 
 namespace tang {
 
@@ -31,6 +32,13 @@ GPT::GPT(GPT&& other) noexcept
       tokenizer_(std::move(other.tokenizer_)),
       parameters_(std::move(other.parameters_)),
       weights_(bind_weights(config_, parameters_.data())) {}
+
+GPT initialised_model(const GPTConfig& config, Tokenizer tokenizer, std::uint64_t seed) {
+  Rng rng(seed);
+  Tensor<1> parameters = Tensor<1>::from_shape({parameter_count(config)});
+  initialise_parameters(config, parameters.data(), rng);
+  return GPT(config, std::move(tokenizer), std::move(parameters));
+}
 
 const Kernels kPlainKernels = {ops::matmul_forward, ops::attention_forward, ops::layernorm_forward,
                                ops::gelu_forward};

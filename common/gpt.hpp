@@ -16,6 +16,7 @@
 // and the lessons run one and the same forward.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -47,6 +48,10 @@ class GPT {
   Tensor<1> parameters_;  // (parameter_count) the flat buffer
   GPTWeights weights_;    // named views into parameters_
 };
+
+// A model of `config` as lesson_00_train starts one, each parameter by its rule
+// (parameters.hpp), drawn from Rng(seed): for timing shapes nobody trained.
+GPT initialised_model(const GPTConfig& config, Tokenizer tokenizer, std::uint64_t seed);
 
 // The four heavy operations of forward, as swappable functions. The lessons
 // use kPlainKernels (ops.hpp: plain loops, the same bits on every machine);

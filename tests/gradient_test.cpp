@@ -292,9 +292,11 @@ TEST(OpGradients, CrossEntropy) {
   expect_matches_finite_differences("fast cross-entropy dlogits", logits, fast_dlogits, fast_loss);
 }
 
-// The whole model: every parameter of a tiny GPT.
-TEST(ModelGradient, WholeTinyModelMatchesFiniteDifferences) {
-  const tang::GPTConfig config{7, 6, 2, 2, 8};
+// Every parameter of a tiny GPT of `config` (two sequences of 6) against finite
+// differences; with `each_attention_tensor`, each attention tensor also on its own
+// scale, where a small wrong gradient would hide under the largest one of the model.
+void expect_whole_model_gradient(const tang::GPTConfig& config, const std::string& name,
+                                 bool each_attention_tensor) {
   tang::TrainableGPT model(config, 2);
   tang::Rng rng(9);
   for (float& p : model.params) p = 0.3f * rng.normal();
@@ -309,7 +311,27 @@ TEST(ModelGradient, WholeTinyModelMatchesFiniteDifferences) {
     std::copy(params.begin(), params.end(), model.params.begin());
     return static_cast<double>(model.forward(inputs, targets, 2, 6));
   };
-  expect_matches_finite_differences("whole model", params, analytic, loss);
+  expect_matches_finite_differences(name.c_str(), params, analytic, loss);
+  if (!each_attention_tensor) return;
+  for (const tang::ParameterSpec& spec : tang::parameter_layout(config)) {
+    if (spec.name.find(".attn.") == std::string::npos) continue;
+    const auto first = static_cast<std::ptrdiff_t>(spec.offset);
+    const auto last = first + static_cast<std::ptrdiff_t>(spec.size);
+    Floats part(params.begin() + first, params.begin() + last);
+    const Floats part_analytic(analytic.begin() + first, analytic.begin() + last);
+    auto part_loss = [&] {
+      std::copy(part.begin(), part.end(), params.begin() + first);
+      return loss();
+    };
+    expect_matches_finite_differences((name + " " + spec.name).c_str(), part, part_analytic,
+                                      part_loss);
+    std::copy(part.begin(), part.end(), params.begin() + first);
+  }
+}
+
+// The whole model: every parameter of a tiny GPT.
+TEST(ModelGradient, WholeTinyModelMatchesFiniteDifferences) {
+  expect_whole_model_gradient({7, 6, 2, 2, 8}, "whole model", false);
 }
 
 // The same with dropout: its masks are fixed by the seed, so the loss is again
@@ -349,38 +371,7 @@ class VariantGradient : public ::testing::TestWithParam<Variant> {};
 
 TEST_P(VariantGradient, WholeTinyModelMatchesFiniteDifferences) {
   const Variant v = GetParam();
-  const tang::GPTConfig config{7, 6, 2, v.heads, 8, v.kv_heads, v.kv_latent};
-  tang::TrainableGPT model(config, 2);
-  tang::Rng rng(9);
-  for (float& p : model.params) p = 0.3f * rng.normal();
-  const std::vector<tang::TokenId> inputs{1, 2, 3, 4, 5, 6, 0, 6, 5, 4, 3, 2};
-  const std::vector<tang::TokenId> targets{2, 3, 4, 5, 6, 0, 6, 5, 4, 3, 2, 1};
-  model.zero_grad();
-  model.forward(inputs, targets, 2, 6);
-  model.backward();
-  Floats analytic(model.grads.begin(), model.grads.end());
-  Floats params(model.params.begin(), model.params.end());
-  auto loss = [&] {
-    std::copy(params.begin(), params.end(), model.params.begin());
-    return static_cast<double>(model.forward(inputs, targets, 2, 6));
-  };
-  expect_matches_finite_differences(v.name, params, analytic, loss);
-  // and each attention-input tensor on its own scale, where a small wrong gradient
-  // would hide under the largest one of the whole model
-  for (const tang::ParameterSpec& spec : tang::parameter_layout(config)) {
-    if (spec.name.find(".attn.") == std::string::npos) continue;
-    const auto first = static_cast<std::ptrdiff_t>(spec.offset);
-    const auto last = first + static_cast<std::ptrdiff_t>(spec.size);
-    Floats part(params.begin() + first, params.begin() + last);
-    const Floats part_analytic(analytic.begin() + first, analytic.begin() + last);
-    auto part_loss = [&] {
-      std::copy(part.begin(), part.end(), params.begin() + first);
-      return loss();
-    };
-    expect_matches_finite_differences((std::string(v.name) + " " + spec.name).c_str(), part,
-                                      part_analytic, part_loss);
-    std::copy(part.begin(), part.end(), params.begin() + first);
-  }
+  expect_whole_model_gradient({7, 6, 2, v.heads, 8, v.kv_heads, v.kv_latent}, v.name, true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Attention, VariantGradient,

@@ -174,7 +174,8 @@ TEST(LongContext, ShapesKeepTheShareAndTheStepRuns) {
   EXPECT_EQ(big.kv_latent, 192u) << "a quarter of the width, as ours";
   EXPECT_EQ(big.n_layer, 12u);
   EXPECT_EQ(big.block_size, 9u);
-  const tang::GPT model = tang::random_model_of(big, tang::testing::random_model(1).tokenizer(), 3);
+  const tang::GPT model =
+      tang::initialised_model(big, tang::testing::random_model(1).tokenizer(), 3);
   EXPECT_GT(tang::time_small_cache_step_ms(model, 2, 8, 1), 0.0);
   EXPECT_THROW(tang::time_small_cache_step_ms(model, 2, 9, 1), std::invalid_argument)
       << "no room for one more position";

@@ -170,7 +170,9 @@ View<2> forward_with_cache(const GPT& model, std::span<const TokenId> tokens, st
 // every position shifts by one: the cached keys and values no longer belong
 // to their positions, and the cache is rebuilt from the cropped window (the
 // same logits as Recompute gives, at the cost of one prefill per step).
-template <class Matrices = ModelMatrices<>>
+// `Cache` is what the cached forward keeps: this lesson's KVCache, or lesson
+// 10's SmallCache (any type with a forward_with_cache of the same form).
+template <class Matrices = ModelMatrices<>, class Cache = KVCache>
 class CachedPredictor : public Predictor {
  public:
   explicit CachedPredictor(const GPT& model) : CachedPredictor(model, Matrices(model)) {}
@@ -189,18 +191,18 @@ class CachedPredictor : public Predictor {
     const bool cache_is_prefix =
         seen_.size() < window.size() && std::equal(seen_.begin(), seen_.end(), window.begin());
     if (!cache_is_prefix) cache_.length = 0, seen_.clear();
-    KVCache* const caches[] = {&cache_};
+    Cache* const caches[] = {&cache_};
     const auto logits = forward_with_cache(model_, matrices_, window.subspan(cache_.length), caches,
                                            acts_, LogitsFor::kLastPosition);
     seen_.assign(window.begin(), window.end());
     return require_finite({logits.data(), logits.size()});
   }
-  const KVCache& cache() const { return cache_; }
+  const Cache& cache() const { return cache_; }
 
  private:
   const GPT& model_;
   Matrices matrices_;
-  KVCache cache_;
+  Cache cache_;
   Activations acts_;
   std::vector<TokenId> seen_;  // the window the cache holds
 };

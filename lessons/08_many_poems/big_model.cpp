@@ -17,10 +17,7 @@ GPT gpt2_small_shaped(const Tokenizer& tokenizer, std::uint64_t seed) {
   config.n_embd = 768;
   config.block_size = 128;
   config.vocab_size = tokenizer.size();
-  Rng rng(seed);
-  Tensor<1> parameters = Tensor<1>::from_shape({parameter_count(config)});
-  initialise_parameters(config, parameters.data(), rng);
-  return GPT(config, tokenizer, std::move(parameters));
+  return initialised_model(config, tokenizer, seed);
 }
 
 double time_batched_step_ms(const GPT& model, const StoredWeights& weights, std::size_t B,

@@ -51,7 +51,9 @@ std::string thousands(std::size_t n) {
 // Part 1: what each model caches, and its held-out loss.
 std::vector<double> show_sizes(LessonContext& c, const std::vector<Row>& rows) {
   const PoemDataset data = load_poem_dataset(c.options.corpus);
-  const std::string heldout_text = data.tokenizer.decode(data.heldout);
+  // in the lesson's model's ids, which every variant shares (prepare_cache_size checks it)
+  const std::vector<TokenId> heldout =
+      c.model.tokenizer().encode(data.tokenizer.decode(data.heldout));
   const std::size_t T = c.model.config().block_size;
   c.out << "  Each model, what its cache keeps per position (all layers, float32) and for a "
            "full context of "
@@ -65,7 +67,7 @@ std::vector<double> show_sizes(LessonContext& c, const std::vector<Row>& rows) {
   for (const Row& r : rows) {
     const GPTConfig& cfg = r.model->config();
     const SmallCache cache(cfg);
-    const double loss = heldout_loss(*r.model, r.model->tokenizer().encode(heldout_text), 32);
+    const double loss = heldout_loss(*r.model, heldout, 32);
     losses.push_back(loss);
     std::snprintf(
         line, sizeof line, "    %-17s  %-33s  %10s  %12s  %12s  %9s  %13.4f\n", r.name.c_str(),
@@ -141,7 +143,7 @@ void show_long_context(LessonContext& c, const std::vector<Row>& rows,
     if (i == 2) continue;  // the second multi-head run has the first's shape
     const GPTConfig cfg = long_context_shape(rows[i].model->config(), kLongContext + 1);
     const VariantStepCost p = predict_variant_step(cfg, kLongBatch, kLongContext, profile, false);
-    const GPT big = random_model_of(cfg, c.model.tokenizer(), c.options.seed);
+    const GPT big = initialised_model(cfg, c.model.tokenizer(), c.options.seed);
     const double m = time_small_cache_step_ms(big, kLongBatch, kLongContext, kLongSteps);
     std::snprintf(
         line, sizeof line, "    %-33s  %12s  %11s  %9.1f  %9.1f  %9.1f  %8.1f  %18.2f\n",

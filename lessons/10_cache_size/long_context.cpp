@@ -6,8 +6,6 @@
 #include <vector>
 
 #include "10_cache_size/small_cache.hpp"
-#include "parameters.hpp"
-#include "rng.hpp"
 
 namespace tang {
 
@@ -28,13 +26,6 @@ GPTConfig long_context_shape(const GPTConfig& ours, std::size_t context) {
     big.kv_latent = std::max<std::size_t>(1, big.n_embd * ours.kv_latent / ours.n_embd);
   big.validate();  // throws when that count does not divide the 12 heads
   return big;
-}
-
-GPT random_model_of(const GPTConfig& config, const Tokenizer& tokenizer, std::uint64_t seed) {
-  Rng rng(seed);
-  Tensor<1> parameters = Tensor<1>::from_shape({parameter_count(config)});
-  initialise_parameters(config, parameters.data(), rng);
-  return GPT(config, tokenizer, std::move(parameters));
 }
 
 double time_small_cache_step_ms(const GPT& model, std::size_t B, std::size_t cached,

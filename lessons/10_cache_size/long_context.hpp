@@ -21,9 +21,6 @@ namespace tang {
 // key/value heads (multi-query keeps one), a latent of the same share of the width.
 GPTConfig long_context_shape(const GPTConfig& ours, std::size_t context);
 
-// A model of that shape, initialised as the trainer initialises one, from Rng(seed).
-GPT random_model_of(const GPTConfig& config, const Tokenizer& tokenizer, std::uint64_t seed);
-
 // The median milliseconds of `steps` cached steps (lesson 10's forward, no draw)
 // of B texts whose caches hold `cached` positions each, after one not timed.
 double time_small_cache_step_ms(const GPT& model, std::size_t B, std::size_t cached,

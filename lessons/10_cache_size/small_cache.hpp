@@ -138,18 +138,6 @@ View<2> forward_with_cache(const GPT& model, std::span<const TokenId> tokens, Sm
 
 // A Predictor over the small cache: lesson 06's CachedPredictor for every variant
 // (the window slides past the context by rebuilding the cache, as there).
-class SmallCachePredictor : public Predictor {
- public:
-  explicit SmallCachePredictor(const GPT& model);
-  std::span<const float> next_logits(std::span<const TokenId> context) override;
-  const SmallCache& cache() const { return cache_; }
-
- private:
-  const GPT& model_;
-  ModelMatrices<> matrices_;
-  SmallCache cache_;
-  Activations acts_;
-  std::vector<TokenId> seen_;  // the window the cache holds
-};
+using SmallCachePredictor = CachedPredictor<ModelMatrices<>, SmallCache>;
 
 }  // namespace tang
