@@ -105,7 +105,8 @@ TEST_P(CheckpointShapes, RunEverySectionOrRefuseBeforeAnyOutput) {
   std::vector<std::string> commands = {
       // sections 1-9: lessons 01-08 too
       quote(TANG_LESSON_09) + checkpoint + " --no-big-model --poems 4",
-      quote(TANG_LESSON_10) + checkpoint + " --section 10 --variant-poems 2 --no-long-context",
+      quote(TANG_LESSON_10) + checkpoint +
+          " --section 10 --variant-poems 2 --heldout-poems 10 --no-long-context",
       quote(TANG_LESSON_07) + checkpoint + " --form 七律 --section 7",
       quote(TANG_LESSON_05) + checkpoint + " --heads 春夏秋冬 --length 200",
       quote(TANG_MEASURE_SETTINGS) + checkpoint + " --poems 2",

@@ -29,6 +29,7 @@ constexpr std::size_t kLongContext = 1024, kLongBatch = 8, kLongSteps = 3;
 struct CacheSizeOptions {
   std::string variants = default_variants_dir();  // --variants
   std::size_t poems = 200;                        // --variant-poems
+  std::size_t heldout_poems = 0;                  // --heldout-poems (0: all of them)
   bool skip_long_context = false;                 // --no-long-context
   CLI::Option* variants_flag = nullptr;
   std::vector<std::shared_ptr<const GPT>> models;  // variant_runs()'s order
@@ -48,17 +49,33 @@ std::string thousands(std::size_t n) {
   return out;
 }
 
+// The first `poems` poems of a held-out stream (each ends with a newline); all when 0.
+std::vector<TokenId> first_poems(const std::vector<TokenId>& stream, TokenId newline,
+                                 std::size_t poems) {
+  if (poems == 0) return stream;
+  std::size_t end = 0, seen = 0;
+  while (end < stream.size() && seen < poems) seen += stream[end++] == newline;
+  return {stream.begin(), stream.begin() + static_cast<std::ptrdiff_t>(end)};
+}
+
 // Part 1: what each model caches, and its held-out loss.
-std::vector<double> show_sizes(LessonContext& c, const std::vector<Row>& rows) {
+std::vector<double> show_sizes(LessonContext& c, const std::vector<Row>& rows,
+                               const CacheSizeOptions& o) {
   const PoemDataset data = load_poem_dataset(c.options.corpus);
   // in the lesson's model's ids, which every variant shares (prepare_cache_size checks it)
+  const Tokenizer& tokenizer = c.model.tokenizer();
   const std::vector<TokenId> heldout =
-      c.model.tokenizer().encode(data.tokenizer.decode(data.heldout));
+      first_poems(tokenizer.encode(data.tokenizer.decode(data.heldout)),
+                  tokenizer.encode("\n").front(), o.heldout_poems);
   const std::size_t T = c.model.config().block_size;
+  const std::string which = o.heldout_poems == 0 || o.heldout_poems >= data.heldout_poems
+                                ? "the " + std::to_string(data.heldout_poems)
+                                : "the first " + std::to_string(o.heldout_poems) + " of the " +
+                                      std::to_string(data.heldout_poems);
   c.out << "  Each model, what its cache keeps per position (all layers, float32) and for a "
            "full context of "
-        << T << ",\n  the cache lesson 10's forward allocates, and the held-out loss over the "
-        << data.heldout_poems << " held-out poems\n  (" << thousands(data.heldout.size())
+        << T << ",\n  the cache lesson 10's forward allocates, and the held-out loss over " << which
+        << " held-out poems\n  (" << thousands(heldout.size())
         << " characters, as the trainer's log measures it):\n"
            "    model              attention                          parameters  per position  "
            "full context  allocated  held-out loss\n";
@@ -192,7 +209,7 @@ void show_cache_size(LessonContext& c, const CacheSizeOptions& o) {
   std::vector<Row> rows = {{"this lesson's", &c.model}};
   for (std::size_t i = 0; i < o.models.size(); ++i)
     rows.push_back({variant_runs()[i].name, o.models[i].get()});
-  const std::vector<double> losses = show_sizes(c, rows);
+  const std::vector<double> losses = show_sizes(c, rows, o);
   show_cost_in_loss(c, rows, losses);
   const MachineProfile profile = load_or_measure_profile(
       default_profile_path(), std::vector{plain_fp32_loop()}, [&](const std::string& note) {
@@ -213,6 +230,11 @@ void declare_cache_size_flags(CLI::App& app, CacheSizeOptions& o) {
                  "section 10: poems each model writes for the form and speed table, in [1, 2000]")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{2000}));
+  app.add_option("--heldout-poems", o.heldout_poems,
+                 "section 10: held-out poems for the loss column, the first N (0 = all of them, "
+                 "as the trainer measures)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{0}, std::size_t{100000}));
   app.add_flag("--no-long-context", o.skip_long_context,
                "section 10: leave out the timings at a long context (they take seconds)");
 }
