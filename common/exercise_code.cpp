@@ -16,9 +16,9 @@ namespace tang {
 
 namespace {
 
-constexpr std::array<std::string_view, 16> kExercises{"02",  "03",  "03b", "05",  "06a", "06b",
+constexpr std::array<std::string_view, 18> kExercises{"02",  "03",  "03b", "05",  "06a", "06b",
                                                       "06c", "06d", "07a", "07b", "08a", "08b",
-                                                      "09a", "09b", "10a", "10b"};
+                                                      "09a", "09b", "10a", "10b", "11a", "11b"};
 
 // What --yours chose; one program, one choice, made before any work starts.
 struct Choice {
@@ -42,9 +42,10 @@ void choose_exercise_code(const std::string& yours, bool compare, std::ostream* 
     const std::size_t comma = std::min(yours.find(',', from), yours.size());
     const std::string id = yours.substr(from, comma - from);  // "" between two commas
     if (std::find(kExercises.begin(), kExercises.end(), id) == kExercises.end()) {
-      throw BadOption("--yours " + yours + ": '" + id +
-                      "' is not an exercise; give 'all' or some of 02, 03, 03b, 05, 06a, 06b, "
-                      "06c, 06d, 07a, 07b, 08a, 08b, 09a, 09b, 10a, 10b separated by commas");
+      throw BadOption(
+          "--yours " + yours + ": '" + id +
+          "' is not an exercise; give 'all' or some of 02, 03, 03b, 05, 06a, 06b, "
+          "06c, 06d, 07a, 07b, 08a, 08b, 09a, 09b, 10a, 10b, 11a, 11b separated by commas");
     }
     c.yours.insert(id);
     from = comma + 1;
@@ -91,11 +92,11 @@ bool ExerciseSwitch::compares() {
 }
 
 void ExerciseSwitch::check(const Verdict& verdict, const std::string& inputs) {
-  if (verdict.kind == Verdict::kSame || reported_) return;
-  reported_ = true;
+  if (verdict.kind == Verdict::kSame || reported_.exchange(true)) return;
   const std::string exercise(exercise_);
-  *choice().report << "note: exercise " << exercise << " (" << function_ << ", call " << calls_
-                   << " of the run" << (inputs.empty() ? "" : ": " + inputs) << "): "
+  *choice().report << "note: exercise " << exercise << " (" << function_ << ", call "
+                   << calls_.load() << " of the run" << (inputs.empty() ? "" : ": " + inputs)
+                   << "): "
                    << (verdict.kind == Verdict::kRounding
                            ? "yours and the reference solution differ only by rounding ("
                            : "yours and the reference solution disagree (")

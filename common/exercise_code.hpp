@@ -17,6 +17,7 @@
 // or "... disagree (<what differs>)". The lesson goes on with your answer.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <iosfwd>
 #include <span>
@@ -40,7 +41,7 @@ bool runs_yours(std::string_view exercise);
 
 // What a lesson prints under its title: whose code it runs.
 std::string exercise_code_line();
-// The exercises, in lesson order: "02", "03", "03b", ... "10b".
+// The exercises, in lesson order: "02", "03", "03b", ... "11b".
 std::span<const std::string_view> exercise_ids();
 
 // A comparator's answer: the same, different only by rounding, or disagreeing,
@@ -88,8 +89,8 @@ class ExerciseSwitch {
 
  private:
   std::string_view exercise_, function_;
-  std::size_t calls_ = 0;
-  bool reported_ = false;
+  std::atomic<std::size_t> calls_ = 0;  // atomic: lesson 11's writers call from many threads
+  std::atomic<bool> reported_ = false;
 };
 
 }  // namespace tang

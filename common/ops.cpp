@@ -112,41 +112,70 @@ void matmul_forward(float* out, const float* inp, const float* weight, const flo
   }
 }
 
+namespace {
+
+// w (n) = softmax(w * scale), minus the largest score first, so exp cannot overflow.
+void scaled_softmax(float* w, std::size_t n, float scale) {
+  for (std::size_t j = 0; j < n; ++j) w[j] *= scale;
+  const float max = *std::max_element(w, w + n);
+  float sum = 0.0f;
+  for (std::size_t j = 0; j < n; ++j) {
+    w[j] = std::exp(w[j] - max);
+    sum += w[j];
+  }
+  for (std::size_t j = 0; j < n; ++j) w[j] /= sum;
+}
+
+// o (HS) = sum_j w_j v_j, where v_j starts at value_of(j): adding in order
+// j = 0, 1, ..., eight outputs at a time in a register.
+template <class ValueOf>
+void weighted_sum(float* o, const float* w, ValueOf value_of, std::size_t n, std::size_t HS) {
+  std::size_t i = 0;
+  for (; i + kLanes <= HS; i += kLanes) {
+    Lanes sum = {};
+    for (std::size_t j = 0; j < n; ++j) sum += w[j] * load(value_of(j) + i);
+    for (std::size_t k = 0; k < kLanes; ++k) o[i + k] = sum[k];
+  }
+  for (; i < HS; ++i) {  // the rest, if HS is not a multiple of 8
+    float sum = 0.0f;
+    for (std::size_t j = 0; j < n; ++j) sum += w[j] * value_of(j)[i];
+    o[i] = sum;
+  }
+}
+
+}  // namespace
+
 void attend(float* out, float* weights, const float* q, const float* keys, const float* values,
             std::size_t stride, std::size_t n, std::size_t C, std::size_t NH) {
   const std::size_t HS = C / NH;
   const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
   for (std::size_t h = 0; h < NH; ++h) {
-    float* w = weights + h * n;  // (n)
-    // scores, then softmax (minus the largest score first, so exp cannot overflow)
+    float* w = weights + h * n;       // (n)
     const float* qh = q + h * HS;     // (HS)
     const float* kh = keys + h * HS;  // key j of this head at kh + j * stride
     std::size_t j = 0;
     for (; j + 4 <= n; j += 4)  // q . k_j for four keys at a time
       dot4(w + j, kh + j * stride, stride, qh, HS);
     for (; j < n; ++j) w[j] = dot(kh + j * stride, qh, HS);
-    for (j = 0; j < n; ++j) w[j] *= scale;
-    const float max = *std::max_element(w, w + n);
-    float sum = 0.0f;
-    for (std::size_t j = 0; j < n; ++j) {
-      w[j] = std::exp(w[j] - max);
-      sum += w[j];
-    }
-    for (std::size_t j = 0; j < n; ++j) w[j] /= sum;
-    // out_h = sum_j w_j v_j, adding in order j = 0, 1, ..., eight outputs at a time in a register
-    float* o = out + h * HS;            // (HS)
+    scaled_softmax(w, n, scale);
     const float* vh = values + h * HS;  // value j of this head at vh + j * stride
-    std::size_t i = 0;
-    for (; i + kLanes <= HS; i += kLanes) {
-      Lanes sum = {};
-      for (std::size_t j = 0; j < n; ++j) sum += w[j] * load(vh + j * stride + i);
-      for (std::size_t k = 0; k < kLanes; ++k) o[i + k] = sum[k];
-    }
-    for (; i < HS; ++i) {  // the rest, if HS is not a multiple of 8
-      float sum = 0.0f;
-      for (std::size_t j = 0; j < n; ++j) sum += w[j] * vh[j * stride + i];
-      o[i] = sum;
-    }
+    weighted_sum(
+        out + h * HS, w, [&](std::size_t j) { return vh + j * stride; }, n, HS);
+  }
+}
+
+void attend_rows(float* out, float* weights, const float* q, const float* keys, const float* values,
+                 const std::size_t* rows, std::size_t n, std::size_t C, std::size_t NH) {
+  const std::size_t HS = C / NH;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
+  for (std::size_t h = 0; h < NH; ++h) {
+    float* w = weights + h * n;  // (n)
+    const float* qh = q + h * HS;
+    for (std::size_t j = 0; j < n; ++j) w[j] = dot(keys + rows[j] * C + h * HS, qh, HS);
+    scaled_softmax(w, n, scale);
+    const float* vh = values + h * HS;
+    weighted_sum(
+        out + h * HS, w, [&](std::size_t j) { return vh + rows[j] * C; }, n, HS);
   }
 }
 

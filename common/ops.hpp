@@ -57,6 +57,12 @@ void matmul_forward(float* out, const float* inp, const float* weight, const flo
 void attend(float* out, float* weights, const float* q, const float* keys, const float* values,
             std::size_t stride, std::size_t n, std::size_t C, std::size_t NH);
 
+// The same attention, the same sums in the same order, over keys and values
+// scattered in a larger table: key j is row rows[j] of keys (C floats a row),
+// value j row rows[j] of values. Lesson 11's paged cache reads its blocks so.
+void attend_rows(float* out, float* weights, const float* q, const float* keys, const float* values,
+                 const std::size_t* rows, std::size_t n, std::size_t C, std::size_t NH);
+
 // --- causal self-attention over a window -------------------------------------
 // qkv (B, T, 3C) holds q | k | v per position; out (B, T, C) the heads side by
 // side; att (B, NH, T, T) receives the attention weights (row t: 0 after t),

@@ -55,6 +55,7 @@ const Lesson kLesson07 = {7, TANG_LESSON_07};
 const Lesson kLesson08 = {8, TANG_LESSON_08};
 const Lesson kLesson09 = {9, TANG_LESSON_09};
 const Lesson kLesson10 = {10, TANG_LESSON_10};
+const Lesson kLesson11 = {11, TANG_LESSON_11};
 
 // Lessons 07 and 08 run lesson 06's timing section, ten minutes and more under the
 // sanitizers: there their tests run the new section alone (--section), which covers
@@ -663,6 +664,43 @@ TEST(Lessons, LessonTenShrinksTheCache) {
   }
 }
 
+// Section 11: the paged cache's check, the clients table, the shared opening, the
+// small pool and one stream; every served poem is lesson 06's ("N of N").
+TEST(Lessons, LessonElevenServesManyClients) {
+  REQUIRE_MODEL();
+  const Outcome r = run_lesson(kLesson11, {"--section", "11", "--requests", "12"});
+  ASSERT_EQ(r.status, 0) << describe(r);
+  EXPECT_EQ(r.err, "");
+  expect_header(kLesson11, r);
+  const auto sections = sections_of(r.out);
+  ASSERT_EQ(sections.size(), 1u) << r.out;
+  EXPECT_EQ(sections[0].heading.rfind("== 11. ", 0), 0u) << sections[0].heading;
+  EXPECT_NE(r.out.find("IDENTICAL, bit for bit, at all 128 positions"), std::string::npos) << r.out;
+  std::size_t client_rows = 0, all_same = 0;
+  for (const std::string& line : lines_of(r.out)) {
+    client_rows += line.find("12 of 12") != std::string::npos;
+    all_same += line.find("16 of 16") != std::string::npos;
+  }
+  EXPECT_EQ(client_rows, 3u) << "1, 4 and 16 clients, every poem lesson 06's\n" << r.out;
+  EXPECT_EQ(all_same, 1u) << "the small pool's poems\n" << r.out;
+  double reused = -1;  // the shared opening's row with reuse: "    yes  304  34  88.8%  ..."
+  for (const std::string& line : lines_of(r.out)) {
+    if (line.rfind("    yes ", 0) == 0 && line.find('%') != std::string::npos) {
+      const std::size_t end = line.find('%'), start = line.rfind(' ', end) + 1;
+      reused = std::stod(line.substr(start, end - start));
+    }
+  }
+  EXPECT_GE(reused, 80.0) << "the shared opening, taken from the pool\n" << r.out;
+  if (!kSanitized) {  // the whole lesson: sections 1-11, and section 11 its own text
+    const Outcome full =
+        run_lesson(kLesson11, {"--no-big-model", "--poems", "4", "--variant-poems", "2",
+                               "--heldout-poems", "10", "--no-long-context", "--requests", "12"});
+    ASSERT_EQ(full.status, 0) << describe(full);
+    const auto all = sections_of(full.out);
+    expect_sections(kLesson11, all, full.out);
+  }
+}
+
 TEST(Lessons, ALongPromptKeepsItsLast128Characters) {
   REQUIRE_MODEL();
   std::string prompt;
@@ -858,6 +896,17 @@ INSTANTIATE_TEST_SUITE_P(Lesson10, BadCommandLine,
                          ::testing::Combine(::testing::Values(kLesson10),
                                             ::testing::ValuesIn(bad_cache_size_flags())),
                          bad_flag_name);
+const std::vector<BadFlags>& bad_server_flags() {
+  static const std::vector<BadFlags> cases = {
+      {"RequestsZero", {"--requests", "0"}, {"--requests", "0"}, 2, false},
+      {"RequestsTooMany", {"--requests", "2001"}, {"--requests", "2001"}, 2, false},
+  };
+  return cases;
+}
+INSTANTIATE_TEST_SUITE_P(Lesson11, BadCommandLine,
+                         ::testing::Combine(::testing::Values(kLesson11),
+                                            ::testing::ValuesIn(bad_server_flags())),
+                         bad_flag_name);
 INSTANTIATE_TEST_SUITE_P(Lesson08, BadCommandLine,
                          ::testing::Combine(::testing::Values(kLesson08),
                                             ::testing::ValuesIn(bad_many_poems_flags())),
@@ -903,6 +952,7 @@ TEST(BadCommandLine, HelpListsEveryFlag) {
   lessons.push_back(kLesson08);
   lessons.push_back(kLesson09);
   lessons.push_back(kLesson10);
+  lessons.push_back(kLesson11);
   for (const Lesson& lesson : lessons) {
     const Outcome r = run(lesson.path, {"--help"});
     EXPECT_EQ(r.status, 0) << describe(r);
@@ -936,6 +986,8 @@ TEST(BadCommandLine, HelpListsEveryFlag) {
       EXPECT_EQ(r.out.find(flag) != std::string::npos, lesson.number >= 10)
           << lesson.path << " --help and " << flag;
     }
+    EXPECT_EQ(r.out.find("--requests") != std::string::npos, lesson.number >= 11)  // 11's own
+        << lesson.path << " --help and --requests";
   }
 }
 

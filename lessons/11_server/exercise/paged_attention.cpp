@@ -1,0 +1,34 @@
+// EXERCISE 11a: attention through a block table (see paged_attention.hpp).
+//
+// Fill in paged_attention_with_cache. What it must do, in order:
+//
+//   1. For every position p in 0 .. start+T-1, its pool row:
+//        table[p / block_size] * block_size + p % block_size
+//   2. Copy the key (columns C .. 2C-1 of qkv row t) and the value (columns
+//      2C .. 3C-1) of each new position start+t into its row of k_pool and v_pool.
+//   3. For each new row t, attend over positions 0 .. start+t: call
+//        ops::attend_rows(out + t*C, weights, qkv + t*3C, k_pool, v_pool, rows, n, C, NH)
+//      with n = start + t + 1 and `rows` the pool rows of positions 0 .. n-1,
+//      `weights` a scratch of NH x n floats.
+//
+// Lesson 06's exercise 06a did the same with row p for position p. Nothing else
+// changes: the output is the contiguous cache's, bit for bit, and the tests
+// check that. Tests: ctest --preset yours -L '^yours_11a$'
+// (tests/exercises/exercise_11a_test.cpp).
+#include "11_server/exercise/paged_attention.hpp"
+
+#include "errors.hpp"
+#include "ops.hpp"
+
+namespace tang::mine {
+
+void paged_attention_with_cache(float* out, const float* qkv, float* k_pool, float* v_pool,
+                                std::span<const BlockId> table, std::size_t block_size,
+                                std::size_t start, std::size_t T, std::size_t C, std::size_t NH) {
+  (void)out, (void)qkv, (void)k_pool, (void)v_pool, (void)table, (void)block_size, (void)start,
+      (void)T, (void)C, (void)NH;
+  throw NotImplemented(
+      "not implemented yet: see exercise 11a (lessons/11_server/exercise/paged_attention.cpp)");
+}
+
+}  // namespace tang::mine

@@ -1,0 +1,24 @@
+#include "11_server/paged_forward.hpp"
+
+namespace tang {
+
+std::size_t blocks_needed(const PagedText& text, std::size_t more, std::size_t block_size) {
+  const std::size_t wanted = (text.length() + more + block_size - 1) / block_size;
+  return wanted > text.table.size() ? wanted - text.table.size() : 0;
+}
+
+void register_full_blocks(PagedText& text, BlockPool& pool) {
+  const std::size_t size = pool.block_size();
+  while ((text.registered + 1) * size <= text.length()) {
+    const std::span<const TokenId> held(text.tokens.data() + text.registered * size, size);
+    text.last_hash = pool.register_full(text.table[text.registered], text.last_hash, held);
+    ++text.registered;
+  }
+}
+
+void release_all(PagedText& text, BlockPool& pool) {
+  for (BlockId id : text.table) pool.release(id);
+  text = PagedText{};
+}
+
+}  // namespace tang

@@ -1,0 +1,160 @@
+#include "11_server/poem_service.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+#include "03_topk_topp/sampler.hpp"  // lesson 03: sampling_picker
+#include "05_acrostic/acrostic.hpp"  // lesson 05: write_acrostic
+#include "06_kvcache/kv_cache.hpp"   // lesson 06: CachedPredictor
+#include "errors.hpp"
+#include "options.hpp"  // can_head_a_line
+#include "utf8.hpp"
+
+namespace tang {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Hands every character of the poem to the caller as it appears: the drawn ones
+// from the writing loop's report (with their candidates), the forced ones of an
+// acrostic when the writer puts them in the context (the next call of
+// next_logits, or the end).
+class Streamer : public Predictor {
+ public:
+  Streamer(Predictor& inner, const Tokenizer& tokenizer, std::size_t prompt,
+           const std::function<bool(const WrittenCharacter&)>& on_character, PagedEngine& engine,
+           PagedEngine::TextId text)
+      : inner_(inner),
+        tokenizer_(tokenizer),
+        prompt_(prompt),
+        on_character_(on_character),
+        engine_(engine),
+        text_(text),
+        start_(Clock::now()) {}
+
+  std::span<const float> next_logits(std::span<const TokenId> context) override {
+    forced(context);
+    return inner_.next_logits(context);
+  }
+  // The characters of `context` past what was streamed, before the next draw.
+  void forced(std::span<const TokenId> context) {
+    while (prompt_ + streamed_ < context.size()) emit(context[prompt_ + streamed_], nullptr);
+  }
+  // A drawn character, with the record of its step.
+  void drawn(const StepRecord& record) {
+    if (record.chosen != tokenizer_.newline()) emit(record.chosen, &record);
+  }
+  ServedPoem result;
+
+ private:
+  void emit(TokenId id, const StepRecord* record) {
+    ++streamed_;
+    if (result.stopped) return;
+    WrittenCharacter c{tokenizer_.decode(std::vector<TokenId>{id}), {}};
+    if (record != nullptr) {  // the five most likely, at the request's temperature
+      const std::vector<float>& p = record->before;
+      std::vector<TokenId> ids(p.size());
+      std::iota(ids.begin(), ids.end(), 0);
+      const std::size_t k = std::min<std::size_t>(5, ids.size());
+      std::partial_sort(ids.begin(), ids.begin() + static_cast<long>(k), ids.end(),
+                        [&](TokenId a, TokenId b) { return p[a] > p[b]; });
+      for (std::size_t i = 0; i < k; ++i)
+        c.top.push_back({tokenizer_.decode(std::vector<TokenId>{ids[i]}), p[ids[i]]});
+    }
+    if (result.characters == 0)
+      result.first_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+    ++result.characters;
+    if (!on_character_(c)) {
+      result.stopped = true;
+      engine_.cancel(text_);  // the next call throws Cancelled: the writer stops
+    }
+  }
+  Predictor& inner_;
+  const Tokenizer& tokenizer_;
+  std::size_t prompt_, streamed_ = 0;
+  const std::function<bool(const WrittenCharacter&)>& on_character_;
+  PagedEngine& engine_;
+  PagedEngine::TextId text_;
+  Clock::time_point start_;
+};
+
+// Writes `request` through `predictor`, as lessons 04 and 05 do.
+std::string write_request(Predictor& predictor, const Tokenizer& tokenizer,
+                          const PoemRequest& request, const StepReport& report) {
+  Rng rng(request.seed);
+  if (!request.heads.empty()) {
+    return write_acrostic(predictor, tokenizer, request.heads, request.line_chars, request.settings,
+                          rng, report);
+  }
+  return write_poem(predictor, tokenizer, request.opening, sampling_picker(request.settings), rng,
+                    request.max_chars, report);
+}
+
+}  // namespace
+
+std::string request_problem(const PoemRequest& request, const GPT& model) {
+  const Tokenizer& tokenizer = model.tokenizer();
+  if (!request.heads.empty() && !request.opening.empty())
+    return "heads: give an opening or heads, not both";
+  for (const std::string& c : utf8_split(request.opening)) {
+    if (c == "\n") return "prompt: a poem's opening has no newline";
+    if (!tokenizer.find(c))
+      return "prompt: the character '" + c + "' is not in the model's vocabulary";
+  }
+  const std::vector<std::string> heads = utf8_split(request.heads);
+  if (!heads.empty()) {
+    if (heads.size() != 4 && heads.size() != 8)
+      return "heads: give 4 or 8 head characters, one per line (got " +
+             std::to_string(heads.size()) + ")";
+    for (const std::string& c : heads) {
+      if (!can_head_a_line(tokenizer, c))
+        return "heads: the character '" + c +
+               "' cannot start a line (not in the vocabulary, "
+               "or punctuation)";
+    }
+    if (request.line_chars != 5 && request.line_chars != 7)
+      return "form: an acrostic line has 5 or 7 characters";
+  }
+  return "";
+}
+
+ServedPoem serve_poem(PagedEngine& engine, const PoemRequest& request,
+                      const std::function<bool(const WrittenCharacter&)>& on_character) {
+  const GPT& model = engine.model();
+  if (const std::string problem = request_problem(request, model); !problem.empty())
+    throw UserError(problem);
+  const std::optional<PagedEngine::TextId> text = engine.open();
+  if (!text) throw EngineBusy("the server is writing as many poems as it takes; try again soon");
+  struct Closer {
+    PagedEngine& engine;
+    PagedEngine::TextId text;
+    ~Closer() { engine.close(text); }
+  } closer{engine, *text};
+
+  const Tokenizer& tokenizer = model.tokenizer();
+  const std::size_t prompt = tokenizer.encode("\n" + request.opening).size();
+  EnginePredictor through_engine(engine, *text);
+  Streamer streamer(through_engine, tokenizer, prompt, on_character, engine, *text);
+  const StepReport report = [&](std::size_t, const StepRecord& record) { streamer.drawn(record); };
+  const Clock::time_point start = Clock::now();
+  try {
+    streamer.result.poem = write_request(streamer, tokenizer, request, report);
+    // an acrostic's last "。" goes into the context after the last call
+    const std::vector<TokenId> whole = tokenizer.encode("\n" + streamer.result.poem);
+    streamer.forced(whole);
+  } catch (const Cancelled&) {
+    streamer.result.stopped = true;
+  }
+  streamer.result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (const auto predicted = engine.predicted(*text)) streamer.result.predicted = *predicted;
+  return streamer.result;
+}
+
+std::string write_alone(const GPT& model, const PoemRequest& request) {
+  CachedPredictor<> predictor(model);
+  return write_request(predictor, model.tokenizer(), request, {});
+}
+
+}  // namespace tang

@@ -1,0 +1,71 @@
+// poem_service.hpp: one request, written through the engine.
+//
+// A request is written by the lessons' own code on the caller's thread:
+// lesson 04's write_poem after an opening, or lesson 05's write_acrostic for
+// heads, with lesson 03's sampler and Rng(seed), through an EnginePredictor.
+// So a served poem is the poem lesson 06 writes with the same seed and
+// settings, character for character, whatever else is in the batch (tested).
+// Each character is handed to `on_character` as it is written, with the five
+// most likely candidates it was drawn from (the forced characters of an
+// acrostic have none); returning false stops the poem (the client went away)
+// and its blocks go back to the pool.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "11_server/paged_engine.hpp"
+#include "sampling.hpp"
+
+namespace tang {
+
+struct PoemRequest {
+  std::string opening;         // the poem starts with it ("" for none)
+  std::string heads;           // or: an acrostic, one head character per line
+  std::size_t line_chars = 7;  // the acrostic's characters a line, head included: 5 or 7
+  SamplingSettings settings{0.8f, 20, 0.9f};  // lesson 04-06's writing settings
+  std::uint64_t seed = 42;
+  std::size_t max_chars = 64;  // new characters at most (not for an acrostic)
+};
+
+struct Candidate {
+  std::string character;
+  double probability;  // at the request's temperature, before top-k and top-p
+};
+
+struct WrittenCharacter {
+  std::string character;
+  std::vector<Candidate> top;  // the five most likely; empty for a forced character
+};
+
+struct ServedPoem {
+  std::string poem;            // the opening (or heads) and what was written
+  std::size_t characters = 0;  // streamed to on_character
+  double first_seconds = 0;    // from the call to the first character
+  double seconds = 0;          // from the call to the end
+  bool stopped = false;        // on_character said stop, or the engine was cancelled
+  PredictedTimes predicted;    // by the cost model, when the engine has one
+};
+
+// Thrown when the engine takes no more texts: the server answers 503.
+struct EngineBusy : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Why `request` cannot be written by `model` ("" when it can), naming the
+// field: a character the vocabulary lacks, heads of the wrong count, an
+// opening too long for the context with max_chars more.
+std::string request_problem(const PoemRequest& request, const GPT& model);
+
+// Writes `request` through `engine` on this thread. Throws EngineBusy, or
+// UserError for a request with a problem.
+ServedPoem serve_poem(PagedEngine& engine, const PoemRequest& request,
+                      const std::function<bool(const WrittenCharacter&)>& on_character);
+
+// The same poem without the engine: lesson 06's cached predictor, alone.
+std::string write_alone(const GPT& model, const PoemRequest& request);
+
+}  // namespace tang

@@ -1,0 +1,73 @@
+// exercise_11b_test: EXERCISE 11b, the longest cached opening of a request
+// (lessons/11_server/exercise/cached_prefix.cpp).
+//
+//   ctest --preset yours -L '^yours_11b$'    your code
+//   ctest --preset release -L exercise_11b    the reference solution
+//
+// An index of full blocks is built by hand with block_hash (block_table.hpp);
+// your lookup must return the cached blocks of the request's opening, in order,
+// and stop where the spec says.
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "11_server/exercise/cached_prefix.hpp"
+
+namespace {
+
+using tang::BlockId;
+using tang::cached_prefix;
+using tang::TokenId;
+
+// Registers the full blocks of `tokens` (block_size each) as pool blocks `ids`.
+void add_chain(tang::PrefixIndex& index, const std::vector<TokenId>& tokens, std::size_t block_size,
+               const std::vector<BlockId>& ids) {
+  tang::BlockHash parent = tang::kNoParent;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    parent = tang::block_hash(parent, std::span(tokens).subspan(i * block_size, block_size));
+    index[parent] = ids[i];
+  }
+}
+
+TEST(Exercise11b, FindsTheWholeChainInOrder) {
+  tang::PrefixIndex index;
+  add_chain(index, {1, 2, 3, 4, 5, 6}, 2, {7, 3, 9});
+  const std::vector<TokenId> request = {1, 2, 3, 4, 5, 6, 8};
+  EXPECT_EQ(cached_prefix(index, request, 2, 10), (std::vector<BlockId>{7, 3, 9}))
+      << "blocks [1 2] [3 4] [5 6] are cached as 7, 3, 9; 8 is a part block";
+}
+
+TEST(Exercise11b, StopsAtTheFirstMiss) {
+  tang::PrefixIndex index;
+  add_chain(index, {1, 2, 3, 4, 5, 6}, 2, {7, 3, 9});
+  const std::vector<TokenId> request = {1, 2, 3, 9, 5, 6};
+  EXPECT_EQ(cached_prefix(index, request, 2, 10), (std::vector<BlockId>{7}))
+      << "[3 9] is not cached: the opening ends after [1 2]";
+}
+
+TEST(Exercise11b, ABlockIsItsTokensAfterItsParent) {
+  tang::PrefixIndex index;
+  add_chain(index, {1, 2, 3, 4}, 2, {7, 3});
+  const std::vector<TokenId> request = {3, 4, 1, 2};
+  EXPECT_TRUE(cached_prefix(index, request, 2, 10).empty())
+      << "[3 4] is cached after [1 2], not as a first block: chain the hashes from kNoParent";
+}
+
+TEST(Exercise11b, StopsAtMaxBlocks) {
+  tang::PrefixIndex index;
+  add_chain(index, {1, 2, 3, 4, 5, 6}, 2, {7, 3, 9});
+  const std::vector<TokenId> request = {1, 2, 3, 4, 5, 6};
+  EXPECT_EQ(cached_prefix(index, request, 2, 2), (std::vector<BlockId>{7, 3}));
+  EXPECT_TRUE(cached_prefix(index, request, 2, 0).empty());
+}
+
+TEST(Exercise11b, NeverAPartBlockAndNothingForAShortRequest) {
+  tang::PrefixIndex index;
+  add_chain(index, {1, 2, 3, 4}, 4, {5});
+  EXPECT_TRUE(cached_prefix(index, std::vector<TokenId>{1, 2, 3}, 4, 10).empty())
+      << "3 tokens do not make a block of 4";
+  EXPECT_TRUE(cached_prefix(tang::PrefixIndex{}, std::vector<TokenId>{}, 4, 10).empty());
+}
+
+}  // namespace

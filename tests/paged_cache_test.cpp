@@ -1,0 +1,181 @@
+// paged_cache_test: lesson 11's paged cache. The block pool's states and
+// counts, prefix lookup through the hash chain, and the paged forward against
+// lesson 06's contiguous cache, bit for bit, with the blocks scattered over the pool.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "06_kvcache/kv_cache.hpp"
+#include "11_server/block_pool.hpp"
+#include "11_server/paged_forward.hpp"
+#include "tiny_golden.hpp"
+
+namespace {
+
+using tang::BlockId;
+using tang::LogitsFor;
+using tang::TokenId;
+
+std::vector<TokenId> random_tokens(std::size_t n, std::size_t vocab, std::uint64_t seed) {
+  tang::Rng rng(seed);
+  std::vector<TokenId> tokens(n);
+  for (TokenId& t : tokens) t = static_cast<TokenId>(rng.below(vocab));
+  return tokens;
+}
+
+// Hands out the pool's blocks in a shuffled order: a text's blocks lie anywhere.
+void scatter(tang::BlockPool& pool, std::uint64_t seed) {
+  std::vector<BlockId> all;
+  while (const auto b = pool.allocate()) all.push_back(*b);
+  tang::Rng rng(seed);
+  for (std::size_t i = all.size(); i > 1; --i) std::swap(all[i - 1], all[rng.below(i)]);
+  for (BlockId b : all) pool.release(b);
+}
+
+bool allocate_for(tang::PagedText& text, std::size_t more, tang::BlockPool& pool) {
+  for (std::size_t n = tang::blocks_needed(text, more, pool.block_size()); n > 0; --n) {
+    const auto b = pool.allocate();
+    if (!b) return false;
+    text.table.push_back(*b);
+  }
+  return true;
+}
+
+// Every step of a whole context, one character at a time, and a prefill then
+// steps: the paged logits are lesson 06's, bit for bit.
+TEST(PagedForward, EveryStepIsTheContiguousCachesBitForBit) {
+  const tang::GPT model = tang::testing::random_model(3);
+  const auto& config = model.config();
+  const std::vector<TokenId> tokens = random_tokens(config.block_size, config.vocab_size, 4);
+  for (const std::size_t block_size : {1, 5, 16, 64}) {
+    tang::BlockPool pool(config, 3 * config.block_size / block_size + 3, block_size);
+    scatter(pool, block_size);
+    tang::PagedText paged;
+    tang::KVCache contiguous(config);
+    tang::Activations a(config), b(config);
+    const tang::ModelMatrices<> m(model);
+    for (std::size_t i = 0; i < config.block_size; ++i) {
+      const std::span<const TokenId> one = std::span(tokens).subspan(i, 1);
+      ASSERT_TRUE(allocate_for(paged, 1, pool));
+      tang::PagedText* const texts[] = {&paged};
+      const auto got =
+          tang::forward_with_cache(model, m, one, texts, pool, a, LogitsFor::kLastPosition);
+      const auto want = tang::forward_with_cache(model, one, i, contiguous, b);
+      ASSERT_TRUE(std::equal(got.begin(), got.end(), want.begin()))
+          << "block size " << block_size << ", position " << i;
+    }
+    EXPECT_EQ(paged.length(), config.block_size);
+    EXPECT_EQ(paged.table.size(), (config.block_size + block_size - 1) / block_size);
+  }
+}
+
+TEST(PagedForward, APrefillThenStepsAndBTextsAtOnceAreTheContiguousCaches) {
+  const tang::GPT model = tang::testing::random_model(5);
+  const auto& config = model.config();
+  tang::BlockPool pool(config, 40, 8);
+  scatter(pool, 6);
+  const tang::ModelMatrices<> m(model);
+  // three texts, a prefill each of a different length, then 10 batched steps
+  std::vector<std::vector<TokenId>> texts;
+  for (std::size_t b = 0; b < 3; ++b) texts.push_back(random_tokens(30, config.vocab_size, 10 + b));
+  const std::size_t opening[] = {3, 17, 20};
+  std::vector<tang::PagedText> paged(3);
+  std::vector<tang::KVCache> contiguous(3, tang::KVCache(config));
+  tang::Activations acts = tang::step_activations(config, 32),
+                    single(config, 1, tang::Keep::kEverything),
+                    batched = tang::step_activations(config, 3);
+  for (std::size_t b = 0; b < 3; ++b) {
+    const auto first = std::span(texts[b]).first(opening[b]);
+    ASSERT_TRUE(allocate_for(paged[b], first.size(), pool));
+    tang::PagedText* const one[] = {&paged[b]};
+    const auto got =
+        tang::forward_with_cache(model, m, first, one, pool, acts, LogitsFor::kAllPositions);
+    const std::vector<float> copy(got.begin(), got.end());
+    tang::KVCache* const c[] = {&contiguous[b]};
+    const auto want =
+        tang::forward_with_cache(model, m, first, c, single, LogitsFor::kAllPositions);
+    ASSERT_TRUE(std::equal(copy.begin(), copy.end(), want.begin())) << "prefill of text " << b;
+  }
+  for (std::size_t step = 0; step < 10; ++step) {
+    std::vector<TokenId> next;
+    std::vector<tang::PagedText*> p;
+    std::vector<tang::KVCache*> c;
+    for (std::size_t b = 0; b < 3; ++b) {
+      next.push_back(texts[b][paged[b].length()]);
+      ASSERT_TRUE(allocate_for(paged[b], 1, pool));
+      p.push_back(&paged[b]);
+      c.push_back(&contiguous[b]);
+    }
+    const auto got =
+        tang::forward_with_cache(model, m, next, p, pool, acts, LogitsFor::kLastPosition);
+    const std::vector<float> copy(got.begin(), got.end());
+    const auto want =
+        tang::forward_with_cache(model, m, next, c, batched, LogitsFor::kLastPosition);
+    ASSERT_TRUE(std::equal(copy.begin(), copy.end(), want.begin())) << "batched step " << step;
+  }
+}
+
+TEST(PagedForward, RefusesATextWithoutItsBlocks) {
+  const tang::GPT model = tang::testing::random_model(3);
+  tang::BlockPool pool(model.config(), 8, 16);
+  tang::PagedText text;
+  tang::Activations acts(model.config());
+  const std::vector<TokenId> one = {1};
+  tang::PagedText* const texts[] = {&text};
+  EXPECT_THROW(tang::forward_with_cache(model, tang::ModelMatrices<>(model), one, texts, pool, acts,
+                                        LogitsFor::kLastPosition),
+               std::invalid_argument);
+}
+
+TEST(BlockPool, CountsEveryStateAndEvictsTheLeastRecentlyUsed) {
+  const tang::GPT model = tang::testing::random_model(3);
+  tang::BlockPool pool(model.config(), 3, 2);
+  auto counts = pool.counts();
+  EXPECT_EQ(counts.total, 3u);
+  EXPECT_EQ(counts.free, 3u);
+  const BlockId a = *pool.allocate(), b = *pool.allocate(), c = *pool.allocate();
+  EXPECT_FALSE(pool.allocate()) << "every block is in use";
+  const std::vector<TokenId> ab = {1, 2}, cd = {3, 4}, ef = {5, 6};
+  const tang::BlockHash ha = pool.register_full(a, tang::kNoParent, ab);
+  pool.register_full(b, ha, cd);
+  pool.retain(a);  // a second text holds a
+  counts = pool.counts();
+  EXPECT_EQ(counts.in_use, 3u);
+  EXPECT_EQ(counts.shared, 1u);
+  pool.release(a), pool.release(a), pool.release(b), pool.release(c);
+  counts = pool.counts();
+  EXPECT_EQ(counts.cached, 2u) << "a and b are full and registered";
+  EXPECT_EQ(counts.free, 1u) << "c was never registered";
+  // an opening 1 2 3 4 7 finds a then b
+  const std::vector<TokenId> request = {1, 2, 3, 4, 7};
+  EXPECT_EQ(pool.take_prefix(request, 10), (std::vector<BlockId>{a, b}));
+  EXPECT_EQ(pool.counts().in_use, 2u);
+  pool.release(b), pool.release(a);  // b is now older in the LRU than a
+  EXPECT_EQ(*pool.allocate(), c) << "the free block first";
+  EXPECT_EQ(*pool.allocate(), b) << "then the least recently used cached block";
+  EXPECT_EQ(pool.take_prefix(request, 10), (std::vector<BlockId>{a}))
+      << "b was forgotten: the chain stops after a";
+  (void)ef;
+}
+
+TEST(BlockPool, APrefixStopsAtMaxBlocksAtAMissAndAtAPartBlock) {
+  const tang::GPT model = tang::testing::random_model(3);
+  tang::BlockPool pool(model.config(), 4, 2);
+  const std::vector<TokenId> text = {1, 2, 3, 4, 5, 6, 7};
+  std::vector<BlockId> blocks;
+  tang::BlockHash parent = tang::kNoParent;
+  for (std::size_t i = 0; i < 3; ++i) {
+    blocks.push_back(*pool.allocate());
+    parent = pool.register_full(blocks.back(), parent, std::span(text).subspan(2 * i, 2));
+  }
+  EXPECT_EQ(pool.take_prefix(text, 10).size(), 3u) << "7 is a part block";
+  EXPECT_EQ(pool.take_prefix(text, 2).size(), 2u);
+  const std::vector<TokenId> other = {1, 2, 9, 9, 5, 6};
+  EXPECT_EQ(pool.take_prefix(other, 10).size(), 1u) << "5 6 after 9 9 is another block";
+  const std::vector<TokenId> later = {3, 4, 5, 6};
+  EXPECT_TRUE(pool.take_prefix(later, 10).empty()) << "3 4 as a first block is not 3 4 after 1 2";
+}
+
+}  // namespace

@@ -1,0 +1,242 @@
+// poem_engine_test: lesson 11's engine writing many poems at once. Every
+// served poem is the poem lesson 06's cache writes alone, whatever else is in
+// flight, with a pool so small that texts are preempted, past the context, and
+// with a shared opening; cancelled texts give their blocks back; a full engine
+// refuses. Uses the shipped model (skipped without it).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <thread>
+#include <vector>
+
+#include "11_server/load_run.hpp"
+#include "11_server/poem_service.hpp"
+#include "checkpoint.hpp"
+#include "errors.hpp"
+#include "options.hpp"
+#include "utf8.hpp"
+
+namespace {
+
+const tang::GPT* shipped_model() {
+  static const std::unique_ptr<tang::GPT> model = [] {
+    const std::string path = tang::default_checkpoint_path();
+    return std::filesystem::exists(path) ? std::make_unique<tang::GPT>(tang::load_checkpoint(path))
+                                         : nullptr;
+  }();
+  return model.get();
+}
+#define REQUIRE_MODEL()                                               \
+  if (shipped_model() == nullptr) GTEST_SKIP() << "no shipped model"; \
+  const tang::GPT& model = *shipped_model()
+
+// A mix: openings, acrostics, greedy and sampled, each with its own seed.
+std::vector<tang::PoemRequest> mixed_requests(std::size_t n) {
+  const char* openings[] = {"", "春风", "明月松间照，", "白日依山尽，黄河入海流。", "山"};
+  const char* heads[] = {"春花秋月", "江山如画"};
+  std::vector<tang::PoemRequest> requests;
+  for (std::size_t i = 0; i < n; ++i) {
+    tang::PoemRequest r;
+    r.seed = 100 + i;
+    if (i % 4 == 3) {
+      r.heads = heads[i % 2];
+      r.line_chars = i % 8 == 3 ? 5 : 7;
+    } else {
+      r.opening = openings[i % 5];
+    }
+    if (i % 5 == 1) r.settings = {0.0f, 0, 1.0f};  // greedy
+    if (i % 5 == 2) r.settings = {1.2f, 0, 0.8f};
+    r.max_chars = 20 + 7 * (i % 6);
+    requests.push_back(r);
+  }
+  return requests;
+}
+
+// Serves every request on its own thread, all at once; returns the poems.
+std::vector<tang::ServedPoem> serve_all(tang::PagedEngine& engine,
+                                        const std::vector<tang::PoemRequest>& requests) {
+  std::vector<tang::ServedPoem> served(requests.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    threads.emplace_back([&, i] {
+      served[i] = tang::serve_poem(engine, requests[i], [](const auto&) { return true; });
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  return served;
+}
+
+void expect_every_block_back(const tang::PagedEngine& engine) {
+  for (int i = 0; i < 200 && engine.stats().pool.in_use > 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // the step thread frees them
+  const tang::EngineStats s = engine.stats();
+  EXPECT_EQ(s.pool.in_use, 0u);
+  EXPECT_EQ(s.pool.free + s.pool.cached, s.pool.total);
+  EXPECT_EQ(s.open_texts, 0u);
+}
+
+TEST(PoemEngine, ThirtyTwoAtOnceWriteWhatLessonSixWritesAlone) {
+  REQUIRE_MODEL();
+  tang::PagedEngine engine(model, tang::EngineOptions{});
+  const std::vector<tang::PoemRequest> requests = mixed_requests(32);
+  const std::vector<tang::ServedPoem> served = serve_all(engine, requests);
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    EXPECT_EQ(served[i].poem, tang::write_alone(model, requests[i])) << "request " << i;
+    EXPECT_FALSE(served[i].stopped);
+  }
+  const tang::EngineStats s = engine.stats();
+  EXPECT_GT(s.counters.largest_batch, 8u) << "the texts were written together";
+  expect_every_block_back(engine);
+}
+
+TEST(PoemEngine, ASmallPoolPreemptsAndStillWritesTheSamePoems) {
+  REQUIRE_MODEL();
+  tang::EngineOptions options;
+  options.blocks = 10;  // one whole context (8 blocks of 16) and two more
+  options.prefill_chunk = 8;
+  tang::PagedEngine engine(model, options);
+  const std::vector<tang::PoemRequest> requests = mixed_requests(12);
+  const std::vector<tang::ServedPoem> served = serve_all(engine, requests);
+  for (std::size_t i = 0; i < requests.size(); ++i)
+    EXPECT_EQ(served[i].poem, tang::write_alone(model, requests[i])) << "request " << i;
+  EXPECT_GT(engine.stats().counters.preemptions, 0u);
+  expect_every_block_back(engine);
+}
+
+TEST(PoemEngine, PastTheContextTheWindowSlidesAsInLessonSix) {
+  REQUIRE_MODEL();
+  tang::PagedEngine engine(model, tang::EngineOptions{});
+  tang::PoemRequest r;
+  for (int i = 0; i < 5; ++i) r.opening += "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。";
+  r.settings = {1.0f, 0, 1.0f};  // 120 characters, then up to 40 more: the window slides
+  r.max_chars = 40;
+  r.seed = 7;
+  std::vector<tang::PoemRequest> requests(3, r);
+  requests[1].seed = 8, requests[2].seed = 9;
+  const std::vector<tang::ServedPoem> served = serve_all(engine, requests);
+  std::size_t longest = 0;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    EXPECT_EQ(served[i].poem, tang::write_alone(model, requests[i])) << "request " << i;
+    longest = std::max(longest, tang::utf8_split(served[i].poem).size());
+  }
+  EXPECT_GT(longest + 1, model.config().block_size) << "one poem went past the context";
+}
+
+TEST(PoemEngine, ASharedOpeningIsComputedOnce) {
+  REQUIRE_MODEL();
+  tang::PagedEngine engine(model, tang::EngineOptions{});
+  tang::PoemRequest r;
+  r.opening = "白日依山尽，黄河入海流。欲穷千里";  // with its newline: 17 positions
+  r.max_chars = 10;
+  const tang::ServedPoem first = tang::serve_poem(engine, r, [](const auto&) { return true; });
+  r.seed = 43;
+  const tang::ServedPoem second = tang::serve_poem(engine, r, [](const auto&) { return true; });
+  EXPECT_EQ(second.poem, tang::write_alone(model, r));
+  const tang::EngineCounters c = engine.stats().counters;
+  EXPECT_EQ(c.prefix_hits, 1u);
+  EXPECT_EQ(c.reused_blocks, 1u);
+  EXPECT_EQ(c.reused_positions, 16u) << "one full block of 16; the 17th position is computed";
+  EXPECT_EQ(c.prefill_positions, 34u);
+  (void)first;
+}
+
+// Sixteen requests at once with the same 19 positions ("\n" and 18 characters):
+// the first computes them; the others take its full block by its hash and copy
+// the two rows of its part-filled block, computing only their last position.
+TEST(PoemEngine, SixteenAtOnceShareTheirOpening) {
+  REQUIRE_MODEL();
+  tang::EngineOptions options;
+  options.record_work = true;
+  tang::PagedEngine engine(model, options);
+  std::vector<tang::PoemRequest> requests(16);
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    requests[i].opening = "白日依山尽，黄河入海流。欲穷千里目，";
+    requests[i].seed = 500 + i;
+    requests[i].max_chars = 12;
+  }
+  const tang::LoadRun run = tang::run_clients(engine, requests, 16);
+  for (std::size_t i = 0; i < requests.size(); ++i)
+    EXPECT_EQ(run.served[i].poem, tang::write_alone(model, requests[i])) << "request " << i;
+  const tang::EngineCounters c = engine.stats().counters;
+  EXPECT_EQ(c.prefill_positions, 16u * 19u);
+  EXPECT_EQ(c.prefix_hits, 15u);
+  // 16 rows by hash and 2 copied for 15 requests, when they come in together (as here:
+  // a request that came after the others had all finished would copy nothing)
+  EXPECT_GE(c.copied_blocks, 14u);
+  EXPECT_GE(c.reused_positions * 10, c.prefill_positions * 8) << "at least 80% reused";
+  std::size_t computed = 0;  // the positions the forward passes took, openings included
+  for (const tang::StepWork& w : engine.work()) computed += w.rows;
+  std::size_t written = 0;
+  for (const tang::ServedPoem& s : run.served) written += s.characters;
+  EXPECT_LE(computed, 19u + 15u + written) << "each opening's last position and each character";
+  expect_every_block_back(engine);
+}
+
+TEST(PoemEngine, AStoppedStreamGivesItsBlocksBackAndTheOthersGoOn) {
+  REQUIRE_MODEL();
+  tang::PagedEngine engine(model, tang::EngineOptions{});
+  std::vector<tang::PoemRequest> requests = mixed_requests(8);
+  std::vector<tang::ServedPoem> served(requests.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    threads.emplace_back([&, i] {
+      std::size_t seen = 0;  // the even ones go away after 3 characters
+      served[i] = tang::serve_poem(engine, requests[i],
+                                   [&](const auto&) { return i % 2 == 1 || ++seen < 3; });
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (i % 2 == 1) {
+      EXPECT_FALSE(served[i].stopped);
+      EXPECT_EQ(served[i].poem, tang::write_alone(model, requests[i])) << "request " << i;
+    } else {
+      EXPECT_TRUE(served[i].stopped) << "request " << i;
+      EXPECT_EQ(served[i].characters, 3u);
+    }
+  }
+  expect_every_block_back(engine);
+}
+
+TEST(PoemEngine, AFullEngineRefusesAndAStoppedOneTakesNothing) {
+  REQUIRE_MODEL();
+  tang::EngineOptions options;
+  options.max_texts = 2;
+  tang::PagedEngine engine(model, options);
+  const auto a = engine.open(), b = engine.open();
+  ASSERT_TRUE(a && b);
+  EXPECT_FALSE(engine.open()) << "two texts are open";
+  tang::PoemRequest r;
+  EXPECT_THROW(tang::serve_poem(engine, r, [](const auto&) { return true; }), tang::EngineBusy);
+  engine.close(*a);
+  EXPECT_TRUE(engine.open());
+  engine.stop_taking();
+  engine.close(*b);
+  EXPECT_FALSE(engine.open());
+  EXPECT_GE(engine.stats().counters.texts_refused, 2u);
+}
+
+TEST(PoemEngine, BadRequestsAreNamedBeforeAnyWork) {
+  REQUIRE_MODEL();
+  tang::PoemRequest r;
+  r.opening = "abc";
+  EXPECT_NE(tang::request_problem(r, model).find("prompt: the character 'a'"), std::string::npos);
+  r.opening = "春\n风";
+  EXPECT_NE(tang::request_problem(r, model).find("newline"), std::string::npos);
+  r.opening = "春";
+  r.heads = "春花秋月";
+  EXPECT_NE(tang::request_problem(r, model).find("not both"), std::string::npos);
+  r.opening = "";
+  r.heads = "春花秋";
+  EXPECT_NE(tang::request_problem(r, model).find("4 or 8"), std::string::npos);
+  r.heads = "春花，月";
+  EXPECT_NE(tang::request_problem(r, model).find("'，' cannot start a line"), std::string::npos);
+  r.heads = "春花秋月";
+  r.line_chars = 6;
+  EXPECT_NE(tang::request_problem(r, model).find("5 or 7"), std::string::npos);
+  r.line_chars = 5;
+  EXPECT_EQ(tang::request_problem(r, model), "");
+}
+
+}  // namespace
