@@ -221,22 +221,24 @@ TEST(PoemEngine, BadRequestsAreNamedBeforeAnyWork) {
   REQUIRE_MODEL();
   tang::PoemRequest r;
   r.opening = "abc";
-  EXPECT_NE(tang::request_problem(r, model).find("prompt: the character 'a'"), std::string::npos);
+  EXPECT_NE(tang::request_problem(r, model.tokenizer()).find("prompt: the character 'a'"),
+            std::string::npos);
   r.opening = "春\n风";
-  EXPECT_NE(tang::request_problem(r, model).find("newline"), std::string::npos);
+  EXPECT_NE(tang::request_problem(r, model.tokenizer()).find("newline"), std::string::npos);
   r.opening = "春";
   r.heads = "春花秋月";
-  EXPECT_NE(tang::request_problem(r, model).find("not both"), std::string::npos);
+  EXPECT_NE(tang::request_problem(r, model.tokenizer()).find("not both"), std::string::npos);
   r.opening = "";
   r.heads = "春花秋";
-  EXPECT_NE(tang::request_problem(r, model).find("4 or 8"), std::string::npos);
+  EXPECT_NE(tang::request_problem(r, model.tokenizer()).find("4 or 8"), std::string::npos);
   r.heads = "春花，月";
-  EXPECT_NE(tang::request_problem(r, model).find("'，' cannot start a line"), std::string::npos);
+  EXPECT_NE(tang::request_problem(r, model.tokenizer()).find("'，' cannot start a line"),
+            std::string::npos);
   r.heads = "春花秋月";
   r.line_chars = 6;
-  EXPECT_NE(tang::request_problem(r, model).find("5 or 7"), std::string::npos);
+  EXPECT_NE(tang::request_problem(r, model.tokenizer()).find("5 or 7"), std::string::npos);
   r.line_chars = 5;
-  EXPECT_EQ(tang::request_problem(r, model), "");
+  EXPECT_EQ(tang::request_problem(r, model.tokenizer()), "");
 }
 
 }  // namespace

@@ -44,7 +44,11 @@ class Streamer : public Predictor {
   }
   // A drawn character, with the record of its step.
   void drawn(const StepRecord& record) {
-    if (record.chosen != tokenizer_.newline()) emit(record.chosen, &record);
+    if (record.chosen == tokenizer_.newline()) {
+      result.ended = true;
+    } else {
+      emit(record.chosen, &record);
+    }
   }
   ServedPoem result;
 
@@ -52,9 +56,11 @@ class Streamer : public Predictor {
   void emit(TokenId id, const StepRecord* record) {
     ++streamed_;
     if (result.stopped) return;
-    WrittenCharacter c{tokenizer_.decode(std::vector<TokenId>{id}), {}};
+    WrittenCharacter c;
+    c.character = tokenizer_.decode(std::vector<TokenId>{id});
     if (record != nullptr) {  // the five most likely, at the request's temperature
       const std::vector<float>& p = record->before;
+      c.probability = p[static_cast<std::size_t>(id)];
       std::vector<TokenId> ids(p.size());
       std::iota(ids.begin(), ids.end(), 0);
       const std::size_t k = std::min<std::size_t>(5, ids.size());
@@ -94,36 +100,10 @@ std::string write_request(Predictor& predictor, const Tokenizer& tokenizer,
 
 }  // namespace
 
-std::string request_problem(const PoemRequest& request, const GPT& model) {
-  const Tokenizer& tokenizer = model.tokenizer();
-  if (!request.heads.empty() && !request.opening.empty())
-    return "heads: give an opening or heads, not both";
-  for (const std::string& c : utf8_split(request.opening)) {
-    if (c == "\n") return "prompt: a poem's opening has no newline";
-    if (!tokenizer.find(c))
-      return "prompt: the character '" + c + "' is not in the model's vocabulary";
-  }
-  const std::vector<std::string> heads = utf8_split(request.heads);
-  if (!heads.empty()) {
-    if (heads.size() != 4 && heads.size() != 8)
-      return "heads: give 4 or 8 head characters, one per line (got " +
-             std::to_string(heads.size()) + ")";
-    for (const std::string& c : heads) {
-      if (!can_head_a_line(tokenizer, c))
-        return "heads: the character '" + c +
-               "' cannot start a line (not in the vocabulary, "
-               "or punctuation)";
-    }
-    if (request.line_chars != 5 && request.line_chars != 7)
-      return "form: an acrostic line has 5 or 7 characters";
-  }
-  return "";
-}
-
 ServedPoem serve_poem(PagedEngine& engine, const PoemRequest& request,
                       const std::function<bool(const WrittenCharacter&)>& on_character) {
-  const GPT& model = engine.model();
-  if (const std::string problem = request_problem(request, model); !problem.empty())
+  if (const std::string problem = request_problem(request, engine.model().tokenizer());
+      !problem.empty())
     throw UserError(problem);
   const std::optional<PagedEngine::TextId> text = engine.open();
   if (!text) throw EngineBusy("the server is writing as many poems as it takes; try again soon");
@@ -132,8 +112,13 @@ ServedPoem serve_poem(PagedEngine& engine, const PoemRequest& request,
     PagedEngine::TextId text;
     ~Closer() { engine.close(text); }
   } closer{engine, *text};
+  return serve_poem(engine, *text, request, on_character);
+}
 
-  const Tokenizer& tokenizer = model.tokenizer();
+ServedPoem serve_poem(PagedEngine& engine, PagedEngine::TextId id, const PoemRequest& request,
+                      const std::function<bool(const WrittenCharacter&)>& on_character) {
+  const std::optional<PagedEngine::TextId> text = id;
+  const Tokenizer& tokenizer = engine.model().tokenizer();
   const std::size_t prompt = tokenizer.encode("\n" + request.opening).size();
   EnginePredictor through_engine(engine, *text);
   Streamer streamer(through_engine, tokenizer, prompt, on_character, engine, *text);
@@ -144,6 +129,7 @@ ServedPoem serve_poem(PagedEngine& engine, const PoemRequest& request,
     // an acrostic's last "。" goes into the context after the last call
     const std::vector<TokenId> whole = tokenizer.encode("\n" + streamer.result.poem);
     streamer.forced(whole);
+    if (!request.heads.empty()) streamer.result.ended = true;
   } catch (const Cancelled&) {
     streamer.result.stopped = true;
   }

@@ -18,18 +18,10 @@
 #include <vector>
 
 #include "11_server/paged_engine.hpp"
+#include "11_server/poem_request.hpp"
 #include "sampling.hpp"
 
 namespace tang {
-
-struct PoemRequest {
-  std::string opening;         // the poem starts with it ("" for none)
-  std::string heads;           // or: an acrostic, one head character per line
-  std::size_t line_chars = 7;  // the acrostic's characters a line, head included: 5 or 7
-  SamplingSettings settings{0.8f, 20, 0.9f};  // lesson 04-06's writing settings
-  std::uint64_t seed = 42;
-  std::size_t max_chars = 64;  // new characters at most (not for an acrostic)
-};
 
 struct Candidate {
   std::string character;
@@ -38,6 +30,7 @@ struct Candidate {
 
 struct WrittenCharacter {
   std::string character;
+  double probability = -1;     // its own, as `top` measures it; -1 for a forced character
   std::vector<Candidate> top;  // the five most likely; empty for a forced character
 };
 
@@ -47,7 +40,8 @@ struct ServedPoem {
   double first_seconds = 0;    // from the call to the first character
   double seconds = 0;          // from the call to the end
   bool stopped = false;        // on_character said stop, or the engine was cancelled
-  PredictedTimes predicted;    // by the cost model, when the engine has one
+  bool ended = false;  // it ended (its newline, the acrostic's last line), not cut at max_chars
+  PredictedTimes predicted;  // by the cost model, when the engine has one
 };
 
 // Thrown when the engine takes no more texts: the server answers 503.
@@ -55,14 +49,13 @@ struct EngineBusy : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Why `request` cannot be written by `model` ("" when it can), naming the
-// field: a character the vocabulary lacks, heads of the wrong count, an
-// opening too long for the context with max_chars more.
-std::string request_problem(const PoemRequest& request, const GPT& model);
-
 // Writes `request` through `engine` on this thread. Throws EngineBusy, or
 // UserError for a request with a problem.
 ServedPoem serve_poem(PagedEngine& engine, const PoemRequest& request,
+                      const std::function<bool(const WrittenCharacter&)>& on_character);
+
+// The same for a text the caller opened (engine.open()) and closes.
+ServedPoem serve_poem(PagedEngine& engine, PagedEngine::TextId text, const PoemRequest& request,
                       const std::function<bool(const WrittenCharacter&)>& on_character);
 
 // The same poem without the engine: lesson 06's cached predictor, alone.

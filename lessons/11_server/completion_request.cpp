@@ -1,0 +1,93 @@
+#include "11_server/completion_request.hpp"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "errors.hpp"
+#include "utf8.hpp"
+
+namespace tang {
+
+namespace {
+
+using nlohmann::json;
+
+ParsedRequest refuse(const std::string& field, const std::string& message) {
+  return {std::nullopt, {field, field + ": " + message}};
+}
+
+}  // namespace
+
+ParsedRequest parse_completion_request(std::string_view body, const Tokenizer& tokenizer) {
+  if (body.size() > kMaxBodyBytes)
+    return refuse("body", "larger than " + std::to_string(kMaxBodyBytes) + " bytes");
+  const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return refuse("body", "not JSON (or not UTF-8): send one JSON object");
+  if (!j.is_object()) return refuse("body", "not a JSON object");
+
+  CompletionRequest r;
+  std::string form;
+  for (const auto& [key, value] : j.items()) {
+    if (key == "prompt" || key == "heads" || key == "form" || key == "model") {
+      if (!value.is_string()) return refuse(key, "must be a string");
+      const std::string text = value.get<std::string>();
+      if (key == "prompt") r.poem.opening = text;
+      if (key == "heads") r.poem.heads = text;
+      if (key == "form") form = text;
+    } else if (key == "max_tokens" || key == "top_k" || key == "seed") {
+      if (!value.is_number_integer()) return refuse(key, "must be a whole number");
+      if (value.is_number_unsigned() || value.get<std::int64_t>() >= 0) {
+        const std::uint64_t n = value.get<std::uint64_t>();
+        if (key == "max_tokens") {
+          if (n < 1 || n > kMaxTokens)
+            return refuse(key, "must be in [1, " + std::to_string(kMaxTokens) + "]");
+          r.poem.max_chars = n;
+        }
+        if (key == "top_k") {
+          if (n > tokenizer.size())
+            return refuse(key, "must be in [0, " + std::to_string(tokenizer.size()) + "]");
+          r.poem.settings.top_k = n;
+        }
+        if (key == "seed") r.poem.seed = n;
+      } else {
+        return refuse(key, "must not be negative");
+      }
+    } else if (key == "temperature" || key == "top_p") {
+      if (!value.is_number()) return refuse(key, "must be a number");
+      const double x = value.get<double>();
+      if (key == "temperature") {
+        if (!(x >= 0 && x <= 10)) return refuse(key, "must be in [0, 10]");
+        r.poem.settings.temperature = static_cast<float>(x);
+      } else {
+        if (!(x > 0 && x <= 1)) return refuse(key, "must be in (0, 1]");
+        r.poem.settings.top_p = static_cast<float>(x);
+      }
+    } else if (key == "stream") {
+      if (!value.is_boolean()) return refuse(key, "must be true or false");
+      r.stream = value.get<bool>();
+    } else {
+      return refuse(show_invisible(key),
+                    "not a field of this server (prompt, max_tokens, temperature, top_k, "
+                    "top_p, seed, stream, heads, form)");
+    }
+  }
+  if (!form.empty()) {
+    if (r.poem.heads.empty()) return refuse("form", "goes with heads (an acrostic)");
+    const std::size_t heads = utf8_split(r.poem.heads).size();
+    const bool five = form == "五绝" || form == "五律", seven = form == "七绝" || form == "七律";
+    if (!five && !seven) return refuse("form", "must be 五绝, 七绝, 五律 or 七律");
+    const std::size_t lines = form == "五律" || form == "七律" ? 8 : 4;
+    if (heads != lines)
+      return refuse("form", "a " + form + " has " + std::to_string(lines) + " lines: give " +
+                                std::to_string(lines) + " heads (got " + std::to_string(heads) +
+                                ")");
+    r.poem.line_chars = five ? 5 : 7;
+  }
+  if (const std::string problem = request_problem(r.poem, tokenizer); !problem.empty()) {
+    const std::string field = problem.substr(0, problem.find(':'));
+    return {std::nullopt, {field, problem}};
+  }
+  return {r, {}};
+}
+
+}  // namespace tang

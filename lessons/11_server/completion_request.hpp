@@ -1,0 +1,53 @@
+// completion_request.hpp: a POST /v1/completions body, read and checked.
+//
+// The body is a JSON object with a subset of OpenAI's completions request and
+// this course's own fields:
+//
+//   prompt       string   the poem's opening (default "")
+//   max_tokens   integer  characters to write at most, in [1, 512] (default 64)
+//   temperature  number   in [0, 10]; 0 is greedy (default 0.8)
+//   top_k        integer  in [0, the vocabulary]; 0 is off (default 20)
+//   top_p        number   in (0, 1]; 1 is off (default 1)
+//   seed         integer  in [0, 2^64 - 1] (default 42)
+//   stream       boolean  Server-Sent Events, one per character (default false)
+//   heads        string   an acrostic instead: 4 or 8 head characters
+//   form         string   the acrostic's form: 五绝 or 七绝 (4 heads), 五律 or 七律 (8);
+//                         without it 7 characters a line
+//   model        string   accepted and ignored, as clients send it
+//
+// Anything else is refused, naming the field: another field, a wrong type, a
+// value out of range, a character the vocabulary lacks. The defaults are
+// lessons 04-06's, so the same request and seed write lesson 06's poem.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "11_server/poem_service.hpp"
+#include "tokenizer.hpp"
+
+namespace tang {
+
+struct CompletionRequest {
+  PoemRequest poem;
+  bool stream = false;
+};
+
+// What is wrong with a body: the field ("body" for the whole) and one line.
+struct RequestError {
+  std::string field;
+  std::string message;
+};
+
+inline constexpr std::size_t kMaxBodyBytes = 8192;
+inline constexpr std::size_t kMaxTokens = 512;
+
+// The request in `body`, or what is wrong with it. Never throws.
+struct ParsedRequest {
+  std::optional<CompletionRequest> request;
+  RequestError error;
+};
+ParsedRequest parse_completion_request(std::string_view body, const Tokenizer& tokenizer);
+
+}  // namespace tang

@@ -1,0 +1,67 @@
+// poem_http.hpp: the engine over HTTP (cpp-httplib, Debian's libcpp-httplib-dev).
+//
+//   POST /v1/completions   completion_request.hpp's body; the poem as one JSON
+//                          answer, or with "stream": true as Server-Sent Events:
+//                          one event per character with its top 5, a last event
+//                          with the finish reason and the usage, then [DONE]
+//   GET  /                 the page (web/index.html): type an opening or heads,
+//                          watch the poem appear with each character's candidates
+//   GET  /metrics          Prometheus text: requests, characters, batch size, time
+//                          to the first character and per character, blocks, hits
+//
+// A bad body gets 400 with a JSON error naming the field; a full engine 503
+// with Retry-After. Every request runs on its own thread of the server's pool;
+// a client that goes away (a write fails, or takes longer than the timeout)
+// stops its poem, and the engine frees its blocks at the next step.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "11_server/paged_engine.hpp"
+
+namespace httplib {
+class Server;
+}
+
+namespace tang {
+
+struct ServerSettings {
+  std::string host = "127.0.0.1";
+  int port = 8080;  // 0: any free port
+  EngineOptions engine;
+  std::string web_dir;                      // holds index.html
+  std::chrono::seconds client_timeout{10};  // reading a request, writing an answer
+};
+
+class PoemHttpServer {
+ public:
+  PoemHttpServer(const GPT& model, const ServerSettings& settings);
+  ~PoemHttpServer();
+
+  // Binds the port; returns it (the free one chosen for port 0). Throws
+  // UserError when it cannot (in use, not allowed).
+  int bind();
+  // Answers requests until stop(). Call after bind().
+  void serve();
+  // From another thread: no new poems (503), the running ones get `grace` to
+  // finish and are cut after it; then the server stops answering.
+  void shut_down(std::chrono::milliseconds grace);
+
+  std::string metrics_text() const;
+  PagedEngine& engine() { return *engine_; }
+
+ private:
+  struct Metrics;
+  void routes();
+  const GPT& model_;
+  ServerSettings settings_;
+  std::string page_;
+  std::unique_ptr<PagedEngine> engine_;
+  std::unique_ptr<Metrics> metrics_;
+  std::unique_ptr<httplib::Server> http_;
+  int listening_socket_ = -1;
+};
+
+}  // namespace tang

@@ -1,0 +1,94 @@
+// poem_server: lesson 11's engine over HTTP, on this machine only by default.
+//
+//   build/release/lessons/11_server/poem_server --port 8080
+//   then open http://127.0.0.1:8080/, or
+//   curl -N http://127.0.0.1:8080/v1/completions -d '{"prompt": "春风", "stream": true}'
+//
+// --port 0 takes any free port. It prints one line, "listening on URL", when it
+// is ready. SIGTERM or Ctrl-C: no new poems, the running ones get --drain
+// seconds to finish and are cut after that, then it exits 0.
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <csignal>
+#include <iostream>
+#include <thread>
+
+#include "11_server/poem_http.hpp"
+#include "checkpoint.hpp"
+#include "program.hpp"
+
+int main(int argc, char** argv) {
+  using namespace tang;
+  CLI::App app{"poem_server: lesson 11's poem server (continuous batching over a paged cache)",
+               "poem_server"};
+  std::string checkpoint = default_checkpoint_path();
+  ServerSettings settings;
+  settings.web_dir = TANG_WEB_DIR;
+  bool no_reuse = false;
+  double drain = 10;
+  int timeout = 10;
+  app.add_option("--checkpoint", checkpoint, "model file (safetensors)")->capture_default_str();
+  app.add_option("--host", settings.host, "address to listen on (127.0.0.1: this machine only)")
+      ->capture_default_str();
+  app.add_option("--port", settings.port, "port, in [0, 65535]; 0 takes any free one")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 65535));
+  app.add_option("--web", settings.web_dir, "the folder of the page (index.html)")
+      ->capture_default_str();
+  app.add_option("--blocks", settings.engine.blocks,
+                 "cache blocks of 16 positions in the pool, in [8, 1000000]")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{8}, std::size_t{1000000}));
+  app.add_option("--max-batch", settings.engine.max_batch,
+                 "texts in one batched step, in [1, 256] (1: one request at a time)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
+  app.add_option("--max-texts", settings.engine.max_texts,
+                 "poems written at once; more get 503 (busy), in [1, 4096]")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
+  app.add_flag("--no-prefix-reuse", no_reuse, "compute every opening, even one the pool holds");
+  app.add_option("--timeout", timeout,
+                 "seconds a client may take to send its request or read an answer, in [1, 600]")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 600));
+  app.add_option("--drain", drain,
+                 "seconds the running poems get to finish at SIGTERM, in [0, 600]")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 600.0));
+  return run_program(argc, argv, app, [&] {
+    settings.engine.reuse_prefixes = !no_reuse;
+    settings.client_timeout = std::chrono::seconds(timeout);
+    // SIGINT and SIGTERM go to one thread that waits for them (every thread made
+    // after this inherits the mask), never to a thread inside the engine
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);  // a client that went away is a failed write, not a signal
+
+    const GPT model = load_checkpoint(checkpoint);
+    require_multi_head(model.config(), "lesson 11's paged cache");
+    PoemHttpServer server(model, settings);
+    const int port = server.bind();
+    std::cout << "poem_server: listening on http://" << settings.host << ":" << port << "/"
+              << std::endl;
+    std::atomic<bool> signalled = false;
+    std::thread signals([&] {
+      int signal = 0;
+      sigwait(&stop_signals, &signal);
+      signalled = true;
+      std::cout << "poem_server: " << (signal == SIGTERM ? "SIGTERM" : "SIGINT")
+                << ": no new poems; the running ones get " << drain << " s" << std::endl;
+      server.shut_down(std::chrono::milliseconds(static_cast<long>(drain * 1000)));
+    });
+    server.serve();
+    if (!signalled) pthread_kill(signals.native_handle(), SIGTERM);  // it stopped on its own
+    signals.join();
+    const EngineStats s = server.engine().stats();
+    std::cout << "poem_server: stopped after " << s.counters.texts_opened << " poems; "
+              << s.pool.in_use << " blocks in use" << std::endl;
+    return 0;
+  });
+}

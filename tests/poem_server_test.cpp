@@ -1,0 +1,375 @@
+// poem_server_test: lesson 11's poem_server over real HTTP. Every bad request
+// gets its status and a message naming the field; 32 streamed requests at once
+// get exactly the poems lesson 06 writes alone; 100 clients that leave
+// mid-stream give every block back (/metrics says so); a full server answers
+// 503 with Retry-After; a client that never sends its body is timed out;
+// SIGTERM finishes the running stream and exits 0.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <thread>
+#include <vector>
+
+#include "11_server/poem_service.hpp"
+#include "checkpoint.hpp"
+
+namespace {
+
+using nlohmann::json;
+
+// poem_server on a free port, stopped (SIGKILL) when it goes out of scope unless stopped.
+class Server {
+ public:
+  explicit Server(std::vector<std::string> args) {
+    int out[2];
+    if (pipe(out) != 0) throw std::runtime_error("pipe");
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(out[1], STDOUT_FILENO);
+      close(out[0]);
+      std::vector<std::string> all = {TANG_POEM_SERVER, "--port", "0"};
+      all.insert(all.end(), args.begin(), args.end());
+      std::vector<char*> argv;
+      for (std::string& a : all) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    close(out[1]);
+    out_ = fdopen(out[0], "r");
+    char line[256] = {};
+    if (fgets(line, sizeof line, out_) == nullptr)
+      throw std::runtime_error("poem_server said nothing");
+    std::smatch m;
+    const std::string text(line);
+    if (!std::regex_search(text, m, std::regex(":([0-9]+)/")))
+      throw std::runtime_error("poem_server: " + text);
+    port_ = std::stoi(m[1]);
+  }
+  ~Server() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    if (out_) fclose(out_);
+  }
+  httplib::Client client() const {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_read_timeout(std::chrono::seconds(60));
+    return c;
+  }
+  // Sends SIGTERM; the exit status, and what it printed after its first line.
+  int terminate(std::string& printed) {
+    kill(pid_, SIGTERM);
+    char line[512];
+    while (fgets(line, sizeof line, out_) != nullptr) printed += line;
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  int port() const { return port_; }
+
+ private:
+  pid_t pid_ = -1;
+  FILE* out_ = nullptr;
+  int port_ = 0;
+};
+
+const tang::GPT* shipped_model() {
+  static const std::unique_ptr<tang::GPT> model = [] {
+    const std::string path = tang::default_checkpoint_path();
+    return std::filesystem::exists(path) ? std::make_unique<tang::GPT>(tang::load_checkpoint(path))
+                                         : nullptr;
+  }();
+  return model.get();
+}
+#define REQUIRE_MODEL()                                               \
+  if (shipped_model() == nullptr) GTEST_SKIP() << "no shipped model"; \
+  const tang::GPT& model = *shipped_model()
+
+// A metric's value from /metrics ("name" or "name{labels}").
+double metric(const Server& server, const std::string& name) {
+  auto c = server.client();
+  const auto res = c.Get("/metrics");
+  if (!res || res->status != 200) return -1;
+  std::istringstream lines(res->body);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(name + " ", 0) == 0) return std::stod(line.substr(name.size() + 1));
+  }
+  return -1;
+}
+
+// The text of a streamed answer: its character events joined, and the last event.
+struct Stream {
+  std::string text;
+  json last;
+  bool done = false;
+};
+Stream read_stream(const std::string& body) {
+  Stream s;
+  std::size_t at = 0;
+  while ((at = body.find("data: ", at)) != std::string::npos) {
+    const std::size_t end = body.find("\n\n", at);
+    const std::string data = body.substr(at + 6, end - at - 6);
+    at = end;
+    if (data == "[DONE]") {
+      s.done = true;
+      continue;
+    }
+    const json j = json::parse(data);
+    if (j["choices"][0]["finish_reason"].is_null()) {
+      s.text += j["choices"][0]["text"].get<std::string>();
+    } else {
+      s.last = j;
+    }
+  }
+  return s;
+}
+
+struct BadBody {
+  const char* name;
+  std::string body;
+  const char* field;
+  const char* says;
+};
+
+TEST(PoemServer, EveryBadRequestGets400NamingTheField) {
+  REQUIRE_MODEL();
+  (void)model;
+  Server server({});
+  const std::vector<BadBody> cases = {
+      {"malformed JSON", "{\"prompt\": ", "body", "not JSON"},
+      {"not an object", "[1, 2]", "body", "not a JSON object"},
+      {"unknown field", R"({"prompt": "春", "n": 2})", "n", "not a field of this server"},
+      {"prompt not a string", R"({"prompt": 5})", "prompt", "must be a string"},
+      {"temperature too high", R"({"temperature": 11})", "temperature", "[0, 10]"},
+      {"temperature a string", R"({"temperature": "hot"})", "temperature", "must be a number"},
+      {"top_p zero", R"({"top_p": 0})", "top_p", "(0, 1]"},
+      {"top_k negative", R"({"top_k": -1})", "top_k", "must not be negative"},
+      {"top_k past the vocabulary", R"({"top_k": 100000})", "top_k", "must be in [0, 7129]"},
+      {"max_tokens zero", R"({"max_tokens": 0})", "max_tokens", "[1, 512]"},
+      {"max_tokens a fraction", R"({"max_tokens": 2.5})", "max_tokens", "whole number"},
+      {"seed negative", R"({"seed": -3})", "seed", "must not be negative"},
+      {"stream not a boolean", R"({"stream": "yes"})", "stream", "true or false"},
+      {"prompt outside the vocabulary", R"({"prompt": "hello"})", "prompt",
+       "'h' is not in the model's vocabulary"},
+      {"three heads", R"({"heads": "春花秋"})", "heads", "4 or 8"},
+      {"a head that cannot start a line", R"({"heads": "春花，月"})", "heads",
+       "cannot start a line"},
+      {"form without heads", R"({"form": "五绝"})", "form", "goes with heads"},
+      {"form of another length", R"({"heads": "春花秋月", "form": "七律"})", "form", "8 lines"},
+      {"a body over the limit", "{\"prompt\": \"" + std::string(9000, ' ') + "\"}", "body",
+       "larger than 8192 bytes"},
+  };
+  auto c = server.client();
+  for (const BadBody& bad : cases) {
+    const auto res = c.Post("/v1/completions", bad.body, "application/json");
+    ASSERT_TRUE(res) << bad.name;
+    EXPECT_EQ(res->status, 400) << bad.name << ": " << res->body;
+    const json j = json::parse(res->body, nullptr, false);
+    ASSERT_TRUE(j.contains("error")) << bad.name << ": " << res->body;
+    EXPECT_EQ(j["error"]["param"], bad.field) << bad.name;
+    EXPECT_NE(j["error"]["message"].get<std::string>().find(bad.says), std::string::npos)
+        << bad.name << ": " << j["error"]["message"];
+    EXPECT_EQ(j["error"]["message"].get<std::string>().rfind(bad.field, 0), 0u)
+        << bad.name << ": the message starts with the field";
+  }
+  EXPECT_EQ(metric(server, "tang_responses_total{status=\"400\"}"), double(cases.size()));
+  EXPECT_EQ(metric(server, "tang_poems_total"), 0) << "no bad request reached the engine";
+}
+
+TEST(PoemServer, ThirtyTwoStreamsAtOnceAreLessonSixsPoems) {
+  REQUIRE_MODEL();
+  Server server({});
+  std::vector<tang::PoemRequest> requests(32);
+  std::vector<json> bodies(32);
+  const char* openings[] = {"", "春风", "明月", "山"};
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    bodies[i] = {{"stream", true}, {"seed", 900 + i}, {"max_tokens", 24 + i % 20}};
+    requests[i].seed = 900 + i;
+    requests[i].max_chars = 24 + i % 20;
+    if (i % 8 == 7) {
+      bodies[i]["heads"] = "江山如画";
+      bodies[i]["form"] = "五绝";
+      requests[i].heads = "江山如画";
+      requests[i].line_chars = 5;
+    } else {
+      bodies[i]["prompt"] = openings[i % 4];
+      requests[i].opening = openings[i % 4];
+    }
+    if (i % 3 == 1) {
+      bodies[i]["temperature"] = 1.1, bodies[i]["top_p"] = 0.85;
+      requests[i].settings = {1.1f, 20, 0.85f};
+    }
+  }
+  std::vector<Stream> streams(32);
+  std::vector<std::thread> clients;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    clients.emplace_back([&, i] {
+      auto c = server.client();
+      const auto res = c.Post("/v1/completions", bodies[i].dump(), "application/json");
+      if (res && res->status == 200) streams[i] = read_stream(res->body);
+      if (!res) streams[i].text = "(no answer: " + httplib::to_string(res.error()) + ")";
+      if (res && res->status != 200) streams[i].text = "(" + std::to_string(res->status) + ")";
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const std::string poem = tang::write_alone(model, requests[i]);
+    EXPECT_TRUE(streams[i].done) << "request " << i << " ends with [DONE]";
+    EXPECT_EQ(requests[i].opening + streams[i].text, poem) << "request " << i;
+    EXPECT_EQ(streams[i].last.value("poem", ""), poem) << "request " << i;
+  }
+  EXPECT_GT(metric(server, "tang_largest_batch"), 4) << "they were written together";
+}
+
+TEST(PoemServer, HundredClientsLeavingMidStreamGiveEveryBlockBack) {
+  REQUIRE_MODEL();
+  (void)model;
+  Server server({});
+  std::atomic<int> left = 0;
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 100; ++i) {
+    clients.emplace_back([&, i] {
+      auto c = server.client();
+      httplib::Request req;
+      req.method = "POST";
+      req.path = "/v1/completions";
+      req.body = json{
+          {"prompt", "春风"},
+          {"stream", true},
+          {"seed", i},
+          {"max_tokens", 200},
+          {"temperature",
+           1.5}}.dump();
+      req.set_header("Content-Type", "application/json");
+      std::size_t chunks = 0;
+      req.content_receiver = [&](const char*, std::size_t, uint64_t, uint64_t) {
+        return ++chunks < 2;  // goes away after its first event
+      };
+      const auto res = c.send(req);
+      left += chunks > 0;
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(left, 100) << "every client read at least one event";
+  for (int i = 0; i < 200 && metric(server, "tang_open_texts") != 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(metric(server, "tang_open_texts"), 0);
+  EXPECT_EQ(metric(server, "tang_blocks{state=\"in_use\"}"), 0);
+  EXPECT_EQ(metric(server, "tang_blocks{state=\"free\"}") +
+                metric(server, "tang_blocks{state=\"cached\"}"),
+            512);
+  // and the server goes on
+  auto c = server.client();
+  const auto res = c.Post("/v1/completions", R"({"prompt": "春风"})", "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+}
+
+TEST(PoemServer, AFullServerAnswers503WithRetryAfter) {
+  REQUIRE_MODEL();
+  (void)model;
+  Server server({"--max-texts", "1"});
+  std::atomic<int> busy = 0, ok = 0;
+  std::string retry_after;
+  std::mutex m;
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 16; ++i) {
+    clients.emplace_back([&, i] {
+      auto c = server.client();
+      const auto res = c.Post("/v1/completions",
+                              json{{"seed", i}, {"max_tokens", 100}, {"temperature", 2.0}}.dump(),
+                              "application/json");
+      if (res && res->status == 503) {
+        ++busy;
+        const std::lock_guard lock(m);
+        retry_after = res->get_header_value("Retry-After");
+      }
+      if (res && res->status == 200) ++ok;
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  EXPECT_GT(busy, 0) << "16 at once, one at a time taken";
+  EXPECT_GT(ok, 0);
+  EXPECT_EQ(busy + ok, 16);
+  EXPECT_EQ(retry_after, "1");
+}
+
+TEST(PoemServer, AClientThatNeverSendsItsBodyIsTimedOut) {
+  REQUIRE_MODEL();
+  (void)model;
+  Server server({"--timeout", "1"});
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(server.port()));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  const std::string head =
+      "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"prompt\"";
+  ASSERT_EQ(write(fd, head.data(), head.size()), static_cast<ssize_t>(head.size()));
+  const auto start = std::chrono::steady_clock::now();
+  char buffer[512];
+  // the server gives up on it: 400 and the connection closed
+  const ssize_t n = read(fd, buffer, sizeof buffer);
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::string answer(buffer, n > 0 ? static_cast<std::size_t>(n) : 0);
+  EXPECT_TRUE(n <= 0 || answer.rfind("HTTP/1.1 400", 0) == 0) << answer;
+  EXPECT_EQ(read(fd, buffer, sizeof buffer), 0) << "and closed";
+  close(fd);
+  EXPECT_GE(waited, 0.9) << "it waited --timeout 1 for the body";
+  EXPECT_LT(waited, 10.0) << "cut after about --timeout 1";
+  auto c = server.client();
+  const auto res = c.Post("/v1/completions", R"({"prompt": "春风"})", "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+}
+
+TEST(PoemServer, SigtermFinishesTheRunningStreamAndExitsZero) {
+  REQUIRE_MODEL();
+  Server server({"--drain", "30"});
+  tang::PoemRequest r;
+  r.opening = "春风";
+  r.max_chars = 300;  // past the context: a slow poem
+  r.settings = {1.0f, 0, 1.0f};
+  r.seed = 3;
+  Stream stream;
+  std::atomic<bool> started = false;
+  std::thread client([&] {
+    auto c = server.client();
+    httplib::Request req;
+    req.method = "POST";
+    req.path = "/v1/completions";
+    req.body = json{{"prompt", "春风"},  {"stream", true},     {"seed", 3},
+                    {"max_tokens", 300}, {"temperature", 1.0}, {"top_k", 0}}
+                   .dump();
+    std::string body;
+    req.content_receiver = [&](const char* data, std::size_t n, uint64_t, uint64_t) {
+      body.append(data, n);
+      started = true;
+      return true;
+    };
+    c.send(req);
+    stream = read_stream(body);
+  });
+  while (!started) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::string printed;
+  EXPECT_EQ(server.terminate(printed), 0) << printed;
+  client.join();
+  EXPECT_NE(printed.find("SIGTERM"), std::string::npos) << printed;
+  EXPECT_TRUE(stream.done) << "the stream ended with [DONE]";
+  EXPECT_EQ(r.opening + stream.text, tang::write_alone(model, r)) << "finished, not cut";
+}
+
+}  // namespace
