@@ -155,7 +155,7 @@ TEST(PoemServer, EveryBadRequestGets400NamingTheField) {
       {"temperature a string", R"({"temperature": "hot"})", "temperature", "must be a number"},
       {"top_p zero", R"({"top_p": 0})", "top_p", "(0, 1]"},
       {"top_k negative", R"({"top_k": -1})", "top_k", "must not be negative"},
-      {"top_k past the vocabulary", R"({"top_k": 100000})", "top_k", "must be in [0, 7129]"},
+      {"top_k past its range", R"({"top_k": 100001})", "top_k", "must be in [0, 100000]"},
       {"max_tokens zero", R"({"max_tokens": 0})", "max_tokens", "[1, 512]"},
       {"max_tokens a fraction", R"({"max_tokens": 2.5})", "max_tokens", "whole number"},
       {"seed negative", R"({"seed": -3})", "seed", "must not be negative"},

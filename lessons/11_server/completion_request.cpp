@@ -43,9 +43,8 @@ ParsedRequest parse_completion_request(std::string_view body, const Tokenizer& t
             return refuse(key, "must be in [1, " + std::to_string(kMaxTokens) + "]");
           r.poem.max_chars = n;
         }
-        if (key == "top_k") {
-          if (n > tokenizer.size())
-            return refuse(key, "must be in [0, " + std::to_string(tokenizer.size()) + "]");
+        if (key == "top_k") {  // as the lessons' --top-k: k past the vocabulary keeps all
+          if (n > kMaxTopK) return refuse(key, "must be in [0, " + std::to_string(kMaxTopK) + "]");
           r.poem.settings.top_k = n;
         }
         if (key == "seed") r.poem.seed = n;
@@ -66,7 +65,7 @@ ParsedRequest parse_completion_request(std::string_view body, const Tokenizer& t
       if (!value.is_boolean()) return refuse(key, "must be true or false");
       r.stream = value.get<bool>();
     } else {
-      return refuse(show_invisible(key),
+      return refuse(key.empty() ? "\"\"" : show_invisible(key),
                     "not a field of this server (prompt, max_tokens, temperature, top_k, "
                     "top_p, seed, stream, heads, form)");
     }

@@ -6,7 +6,7 @@
 //   prompt       string   the poem's opening (default "")
 //   max_tokens   integer  characters to write at most, in [1, 512] (default 64)
 //   temperature  number   in [0, 10]; 0 is greedy (default 0.8)
-//   top_k        integer  in [0, the vocabulary]; 0 is off (default 20)
+//   top_k        integer  in [0, 100000]; 0 is off (default 20)
 //   top_p        number   in (0, 1]; 1 is off (default 1)
 //   seed         integer  in [0, 2^64 - 1] (default 42)
 //   stream       boolean  Server-Sent Events, one per character (default false)
@@ -42,6 +42,7 @@ struct RequestError {
 
 inline constexpr std::size_t kMaxBodyBytes = 8192;
 inline constexpr std::size_t kMaxTokens = 512;
+inline constexpr std::size_t kMaxTopK = 100000;  // the lessons' --top-k range
 
 // The request in `body`, or what is wrong with it. Never throws.
 struct ParsedRequest {
