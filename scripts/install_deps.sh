@@ -19,10 +19,20 @@ packages=(
 # Extra tools some optional steps use: --fuzz adds clang for the fuzzers (CI);
 # --extras adds those plus NumPy (golden tensors), gnuplot and a Chinese font (charts),
 # Graphviz (the model diagram of docs/README.md) and PyTorch (the peer).
+# --browser adds headless Chromium and Selenium for lesson 11's page test (CI); the
+# test is skipped without them.
 fuzz=(clang libclang-rt-14-dev)
-extras=("${fuzz[@]}" python3-numpy gnuplot-nox fonts-wqy-microhei graphviz python3-torch)
-if [[ "${1:-}" == "--fuzz" ]]; then packages+=("${fuzz[@]}"); fi
-if [[ "${1:-}" == "--extras" ]]; then packages+=("${extras[@]}"); fi
+browser=(chromium chromium-driver python3-selenium)
+extras=("${fuzz[@]}" "${browser[@]}" python3-numpy gnuplot-nox fonts-wqy-microhei graphviz
+        python3-torch)
+for option in "$@"; do
+  case "$option" in
+    --fuzz) packages+=("${fuzz[@]}") ;;
+    --browser) packages+=("${browser[@]}") ;;
+    --extras) packages+=("${extras[@]}") ;;
+    *) echo "install_deps.sh: unknown option $option (--fuzz, --browser, --extras)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do
