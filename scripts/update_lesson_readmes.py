@@ -19,6 +19,8 @@ Fills seven kinds of marked blocks in lessons/*/README.md and docs/README.md:
   <!-- diff:small_cache --> ... <!-- /diff -->
       lesson 06's forward_with_cache() (without its own "// NEW" marks) next to
       lessons/10_cache_size/small_cache.hpp's, as a diff: what sharing keys and values changes
+  <!-- diff:paged_forward --> ... <!-- /diff -->
+      the same next to lessons/11_server/paged_forward.hpp's: what the block table changes
   <!-- run:PROGRAM ARGS... | FROM | COUNT --> ... <!-- /run -->
       what build/release/lessons/*/PROGRAM prints with ARGS: COUNT lines from the
       first line containing FROM, for example a --trace of one poem
@@ -91,7 +93,7 @@ def fill_output(match):
         read_lesson_six()
     if n not in sections:  # section 7 and later: the lesson that adds it, that section alone
         program = {7: "lesson_07_verse", 8: "lesson_08_many_poems", 9: "lesson_09_inside",
-                   10: "lesson_10_cache_size"}[n]
+                   10: "lesson_10_cache_size", 11: "lesson_11_server"}[n]
         lines = subprocess.run([str(program_path(program)), "--section", str(n)], check=True,
                                capture_output=True, text=True).stdout.splitlines()
         sections[n] = lines[next(i for i, line in enumerate(lines) if line.startswith(f"== {n}. ")):]
@@ -125,13 +127,21 @@ def without_new_marks(lines):
     return out
 
 
-def fill_small_cache_diff(match):
-    lesson6 = without_new_marks(definition("lessons/06_kvcache/kv_cache.hpp", "View<2> forward_with_cache(const GPT& model, const Matrices& m"))
-    lesson10 = definition("lessons/10_cache_size/small_cache.hpp", "View<2> forward_with_cache(const GPT& model, const Matrices& m")
-    diff = difflib.unified_diff(lesson6, lesson10, "lessons/06_kvcache/kv_cache.hpp",
-                                "lessons/10_cache_size/small_cache.hpp", n=100, lineterm="")
-    body = "\n".join(list(diff)[2:])
-    return f"<!-- diff:small_cache -->\n```diff\n{body}\n```\n<!-- /diff -->"
+def diff_against_lesson_six(name, path):
+    """A <!-- diff:NAME --> block: lesson 06's cached forward, without its own NEW marks,
+    next to the one in PATH, which marks its changes against it."""
+    def fill(match):
+        start = "View<2> forward_with_cache(const GPT& model, const Matrices& m"
+        lesson6 = without_new_marks(definition("lessons/06_kvcache/kv_cache.hpp", start))
+        diff = difflib.unified_diff(lesson6, definition(path, start), "lessons/06_kvcache/kv_cache.hpp",
+                                    path, n=100, lineterm="")
+        body = "\n".join(list(diff)[2:])
+        return f"<!-- diff:{name} -->\n```diff\n{body}\n```\n<!-- /diff -->"
+    return fill
+
+
+fill_small_cache_diff = diff_against_lesson_six("small_cache", "lessons/10_cache_size/small_cache.hpp")
+fill_paged_diff = diff_against_lesson_six("paged_forward", "lessons/11_server/paged_forward.hpp")
 
 
 def fill_run(match):
@@ -196,6 +206,10 @@ READING = [
       "lessons/10_cache_size/exercise/grouped_attention.cpp",
       "lessons/10_cache_size/exercise/latent_attention.cpp",
       "lessons/10_cache_size/variant_step_cost.cpp"]),
+    ("11 server", "the block pool, the paged step (exercise 11a), the cached opening (exercise 11b), the engine's steps, the HTTP layer",
+     ["lessons/11_server/block_pool.cpp", "lessons/11_server/paged_forward.hpp",
+      "lessons/11_server/exercise/paged_attention.cpp", "lessons/11_server/exercise/cached_prefix.cpp",
+      "lessons/11_server/paged_engine.cpp", "lessons/11_server/poem_http.cpp"]),
 ]
 
 
@@ -271,6 +285,7 @@ for page in pages:
     new = re.sub(r"<!-- excerpt:([^:]+):(.+?) -->.*?<!-- /excerpt -->", fill_excerpt, new, flags=re.S)
     new = re.sub(r"<!-- diff:kv_cache -->.*?<!-- /diff -->", fill_diff, new, flags=re.S)
     new = re.sub(r"<!-- diff:small_cache -->.*?<!-- /diff -->", fill_small_cache_diff, new, flags=re.S)
+    new = re.sub(r"<!-- diff:paged_forward -->.*?<!-- /diff -->", fill_paged_diff, new, flags=re.S)
     new = re.sub(r"<!-- reading-path -->.*?<!-- /reading-path -->", fill_reading_path, new, flags=re.S)
     new = re.sub(r"<!-- step-path -->.*?<!-- /step-path -->", fill_step_path, new, flags=re.S)
     new = re.sub(r"<!-- run:(.+?) -->.*?<!-- /run -->", fill_run, new, flags=re.S)

@@ -17,15 +17,24 @@ struct PagedEngine::Text {
   bool started = false;  // computing: its cache holds part of its window
   std::size_t arrival = 0, first_answer = 0, last_answer = 0;  // steps done by then
   bool called = false, answered_once = false;
-  std::string failure;        // when a step failed on this text
-  std::vector<float> logits;  // (V)
+  std::string failure;             // when a step failed on this text
+  std::vector<float> logits;       // (V)
+  std::condition_variable answer;  // its writer waits here for its logits
 };
 
 struct PagedEngine::Plan {
-  std::vector<Text*> batch;  // one new position each
-  Text* prefill = nullptr;   // one piece of an opening
-  std::size_t piece = 0;     // its positions
-  bool empty() const { return batch.empty() && prefill == nullptr; }
+  struct Piece {
+    Text* text;
+    std::size_t positions;
+  };
+  std::vector<Text*> batch;   // one new position each
+  std::vector<Piece> pieces;  // pieces of openings, prefill_chunk positions in all at most
+  bool empty() const { return batch.empty() && pieces.empty(); }
+  std::vector<Text*> texts() const {
+    std::vector<Text*> all = batch;
+    for (const Piece& p : pieces) all.push_back(p.text);
+    return all;
+  }
 };
 
 namespace {
@@ -57,9 +66,9 @@ PagedEngine::~PagedEngine() {
   {
     std::lock_guard lock(mutex_);
     quitting_ = true;
+    for (auto& [id, t] : texts_) t->answer.notify_all();
   }
   work_.notify_all();
-  answered_.notify_all();
   thread_.join();
 }
 
@@ -86,6 +95,7 @@ std::span<const float> PagedEngine::next_logits(TextId id, std::span<const Token
   if (found == texts_.end() || found->second->closed)
     throw std::invalid_argument("next_logits: no such open text");
   Text& t = *found->second;
+  const bool was_choosing = t.choosing;
   if (t.choosing) t.choosing = false, --choosing_;
   if (t.cancelled || quitting_) throw Cancelled("the text was cancelled");
   const std::span<const TokenId> window = crop_to_context(context, model_.config().block_size);
@@ -93,9 +103,12 @@ std::span<const float> PagedEngine::next_logits(TextId id, std::span<const Token
   if (!t.called) t.called = true, t.arrival = counters_.steps;
   t.pending = true;
   t.answered = false;
-  work_.notify_one();
-  answered_.wait(lock,
-                 [&] { return t.answered || t.cancelled || quitting_ || !t.failure.empty(); });
+  // the step thread waits for work, or for the last text still choosing: wake it then only
+  const bool wake = !was_choosing || choosing_ == 0;
+  lock.unlock();
+  if (wake) work_.notify_one();
+  lock.lock();
+  t.answer.wait(lock, [&] { return t.answered || t.cancelled || quitting_ || !t.failure.empty(); });
   t.pending = false;
   if (!t.failure.empty()) throw std::runtime_error(t.failure);
   if (!t.answered) throw Cancelled("the text was cancelled");
@@ -118,7 +131,7 @@ void PagedEngine::cancel(TextId id) {
   if (found == texts_.end() || found->second->cancelled) return;
   found->second->cancelled = true;
   ++counters_.texts_cancelled;
-  answered_.notify_all();
+  found->second->answer.notify_all();
   work_.notify_one();
 }
 
@@ -131,8 +144,8 @@ void PagedEngine::cancel_all() {
   std::lock_guard lock(mutex_);
   for (auto& [id, t] : texts_) {
     if (!t->cancelled && !t->closed) t->cancelled = true, ++counters_.texts_cancelled;
+    t->answer.notify_all();
   }
-  answered_.notify_all();
   work_.notify_one();
 }
 
@@ -182,7 +195,6 @@ void PagedEngine::run() {
     Plan plan = plan_step();
     if (plan.empty()) {  // only closed texts, or every waiting one waits for room
       pool_counts_ = pool_.counts();
-      answered_.notify_all();
       work_.wait_for(lock, std::chrono::milliseconds(1));
       continue;
     }
@@ -197,15 +209,18 @@ void PagedEngine::run() {
     const double seconds = seconds_since(t0);
     lock.lock();
     counters_.compute_seconds += seconds;
+    std::vector<Text*> answered;
     if (!failure.empty()) {  // the texts of this step get the error; the engine goes on
-      for (Text* t : plan.batch) t->failure = failure, release_all(t->paged, pool_);
-      if (plan.prefill) plan.prefill->failure = failure, release_all(plan.prefill->paged, pool_);
+      answered = plan.texts();
+      for (Text* t : answered) t->failure = failure, release_all(t->paged, pool_);
     } else {
-      finish_step(plan);
+      answered = finish_step(plan);
     }
     pool_counts_ = pool_.counts();
     counters_.most_blocks_in_use = std::max(counters_.most_blocks_in_use, pool_counts_.in_use);
-    answered_.notify_all();
+    lock.unlock();  // each writer wakes to its own answer (only this thread erases texts)
+    for (Text* t : answered) t->answer.notify_one();
+    lock.lock();
   }
 }
 
@@ -233,18 +248,31 @@ PagedEngine::Plan PagedEngine::plan_step() {
     const bool one_more = t->started && t->window.size() == t->paged.length() + 1;
     (one_more ? batch : openings).push_back(t.get());
   }
-  // an opening first takes what the pool has of it; with one position left
-  // it joins the batch, else the oldest one computes a piece
+  // an opening first takes what the pool has of it; with one position left it
+  // joins the batch, else it computes a piece: the oldest first, prefill_chunk
+  // positions in all at most. One whose first block another piece of this step
+  // computes waits a step, and then takes that block from the pool.
+  std::size_t budget = options_.prefill_chunk;
+  const std::size_t size = options_.block_size;
+  const auto same_first_block = [&](const Text* t) {
+    return std::any_of(plan.pieces.begin(), plan.pieces.end(), [&](const Plan::Piece& p) {
+      const std::vector<TokenId>& a = t->window;
+      const std::vector<TokenId>& b = p.text->window;
+      return a.size() > size && b.size() > size &&
+             std::equal(a.begin(), a.begin() + static_cast<long>(size), b.begin());
+    });
+  };
   for (Text* t : openings) {
     if (!t->started && t->paged.length() == 0 && options_.reuse_prefixes) take_cached_opening(*t);
-    const bool one_left = t->window.size() == t->paged.length() + 1;
-    if (one_left || plan.prefill == nullptr) {
+    const std::size_t left = t->window.size() - t->paged.length();
+    if (options_.reuse_prefixes && t->paged.length() == 0 && same_first_block(t)) continue;
+    if (left == 1 || budget > 0) {
       if (!t->started) count_start(*t);
-      if (one_left) {
+      if (left == 1) {
         batch.push_back(t);
       } else {
-        plan.prefill = t;
-        plan.piece = std::min(options_.prefill_chunk, t->window.size() - t->paged.length());
+        plan.pieces.push_back({t, std::min(budget, left)});
+        budget -= plan.pieces.back().positions;
       }
     }
   }
@@ -255,9 +283,14 @@ PagedEngine::Plan PagedEngine::plan_step() {
     if (!t->started) continue;  // preempted just now by an older text
     if (make_room(*t, 1)) plan.batch.push_back(t);
   }
-  if (plan.prefill != nullptr && !(plan.prefill->started && make_room(*plan.prefill, plan.piece)))
-    plan.prefill = nullptr;
+  std::vector<Plan::Piece> pieces = std::move(plan.pieces);
+  plan.pieces.clear();
+  for (const Plan::Piece& p : pieces) {
+    if (p.text->started && make_room(*p.text, p.positions)) plan.pieces.push_back(p);
+  }
+  // a text preempted by an older one's room leaves the step
   std::erase_if(plan.batch, [](const Text* t) { return !t->started; });
+  std::erase_if(plan.pieces, [](const Plan::Piece& p) { return !p.text->started; });
   return plan;
 }
 
@@ -353,10 +386,10 @@ void PagedEngine::compute(Plan& plan) {
     for (std::size_t b = 0; b < plan.batch.size(); ++b)
       plan.batch[b]->logits.assign(logits.data() + b * V, logits.data() + (b + 1) * V);
   }
-  if (plan.prefill != nullptr) {
-    Text& t = *plan.prefill;
+  for (const Plan::Piece& p : plan.pieces) {  // each on its own: B texts share one T
+    Text& t = *p.text;
     const std::span<const TokenId> piece =
-        std::span<const TokenId>(t.window).subspan(t.paged.length(), plan.piece);
+        std::span<const TokenId>(t.window).subspan(t.paged.length(), p.positions);
     PagedText* const texts[] = {&t.paged};
     const View<2> logits =
         forward_with_cache(model_, m, piece, texts, pool_, acts_, LogitsFor::kLastPosition);
@@ -373,17 +406,18 @@ std::vector<StepWork> PagedEngine::step_work(const Plan& plan) const {
     for (const Text* t : plan.batch) w.keys += t->paged.length();  // its cache and new position
     works.push_back(w);
   }
-  if (plan.prefill != nullptr) {
-    const std::size_t end = plan.prefill->paged.length(), start = end - plan.piece;
-    const bool last = end == plan.prefill->window.size();  // its logits, and a draw
-    StepWork w{plan.piece, 1, 0, last ? std::size_t{1} : 0};
+  for (const Plan::Piece& piece : plan.pieces) {
+    const Text& t = *piece.text;
+    const std::size_t end = t.paged.length(), start = end - piece.positions;
+    const bool last = end == t.window.size();  // its logits, and a draw
+    StepWork w{piece.positions, 1, 0, last ? std::size_t{1} : 0};
     for (std::size_t p = start; p < end; ++p) w.keys += p + 1;
     works.push_back(w);
   }
   return works;
 }
 
-void PagedEngine::finish_step(Plan& plan) {
+std::vector<PagedEngine::Text*> PagedEngine::finish_step(Plan& plan) {
   ++counters_.steps;
   const std::vector<StepWork> works = step_work(plan);
   if (options_.record_work) work_log_.insert(work_log_.end(), works.begin(), works.end());
@@ -393,10 +427,10 @@ void PagedEngine::finish_step(Plan& plan) {
     counters_.largest_batch = std::max(counters_.largest_batch, plan.batch.size());
   }
   std::vector<Text*> done = plan.batch;
-  if (plan.prefill != nullptr && plan.prefill->paged.length() == plan.prefill->window.size())
-    done.push_back(plan.prefill);
-  for (Text* t : plan.batch) register_full_blocks(t->paged, pool_);
-  if (plan.prefill != nullptr) register_full_blocks(plan.prefill->paged, pool_);
+  for (const Plan::Piece& p : plan.pieces) {
+    if (p.text->paged.length() == p.text->window.size()) done.push_back(p.text);
+  }
+  for (Text* t : plan.texts()) register_full_blocks(t->paged, pool_);
   if (options_.predict_ms) {  // the predicted time of steps 1 .. counters_.steps
     double ms = 0;
     for (const StepWork& w : works) ms += options_.predict_ms(w);
@@ -412,6 +446,7 @@ void PagedEngine::finish_step(Plan& plan) {
     t->choosing = true;
     ++choosing_;
   }
+  return done;
 }
 
 }  // namespace tang

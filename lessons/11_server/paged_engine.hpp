@@ -134,9 +134,9 @@ class PagedEngine {
   struct Text;
   struct Plan;
   void run();
-  Plan plan_step();              // under the lock
-  void compute(Plan& plan);      // without it
-  void finish_step(Plan& plan);  // under the lock
+  Plan plan_step();                            // under the lock
+  void compute(Plan& plan);                    // without it
+  std::vector<Text*> finish_step(Plan& plan);  // under the lock; the texts it answered
   std::vector<StepWork> step_work(const Plan& plan) const;
   bool make_room(Text& text, std::size_t positions);
   void take_cached_opening(Text& text);
@@ -148,7 +148,7 @@ class PagedEngine {
   BlockPool pool_;  // touched by the step thread only
   Activations acts_;
   mutable std::mutex mutex_;
-  std::condition_variable work_, answered_;
+  std::condition_variable work_;  // the step thread waits here for calls
   std::map<TextId, std::unique_ptr<Text>> texts_;
   TextId next_id_ = 1;
   std::size_t choosing_ = 0;  // texts whose last call was answered and that have not called again

@@ -91,6 +91,8 @@ struct PoemHttpServer::Metrics {
   std::map<int, std::size_t> responses;  // by status
   std::size_t characters = 0, poems = 0, cut = 0, next_id = 1;
   Histogram first_character, per_character;
+  std::vector<ServedPoem> log;  // the last kLogged poems
+  static constexpr std::size_t kLogged = 100000;
 
   void answered(int status) {
     const std::lock_guard lock(mutex);
@@ -104,6 +106,7 @@ struct PoemHttpServer::Metrics {
     if (p.characters > 0) first_character.observe(p.first_seconds);
     if (p.characters > 1)
       per_character.observe((p.seconds - p.first_seconds) / double(p.characters - 1));
+    if (log.size() < kLogged) log.push_back(p);
   }
   std::string new_id() {
     const std::lock_guard lock(mutex);
@@ -127,6 +130,7 @@ PoemHttpServer::PoemHttpServer(const GPT& model, const ServerSettings& settings)
   http_->set_read_timeout(settings.client_timeout);
   http_->set_write_timeout(settings.client_timeout);
   http_->set_payload_max_length(1 << 20);  // bigger bodies: 413 before reading them
+  http_->set_tcp_nodelay(true);            // each event goes out at once, not held to fill a packet
   // cpp-httplib 0.11 listens with a queue of 5 connections not yet accepted: a burst
   // of clients overflows it and some are dropped. Keep the socket to listen again
   // with the system's limit after binding (bind()).
@@ -258,6 +262,11 @@ void PoemHttpServer::routes() {
         },
         [this, text = *text](bool) { engine_->close(text); });
   });
+}
+
+std::vector<ServedPoem> PoemHttpServer::served() const {
+  const std::lock_guard lock(metrics_->mutex);
+  return metrics_->log;
 }
 
 std::string PoemHttpServer::metrics_text() const {

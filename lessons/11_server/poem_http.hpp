@@ -18,8 +18,10 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "11_server/paged_engine.hpp"
+#include "11_server/poem_service.hpp"
 
 namespace httplib {
 class Server;
@@ -50,6 +52,9 @@ class PoemHttpServer {
   void shut_down(std::chrono::milliseconds grace);
 
   std::string metrics_text() const;
+  // Every poem served so far, with its times as the server saw them and as the
+  // cost model predicts them (when the engine has predict_ms); for serve_bench.
+  std::vector<ServedPoem> served() const;
   PagedEngine& engine() { return *engine_; }
 
  private:

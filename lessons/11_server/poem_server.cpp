@@ -7,6 +7,8 @@
 // --port 0 takes any free port. It prints one line, "listening on URL", when it
 // is ready. SIGTERM or Ctrl-C: no new poems, the running ones get --drain
 // seconds to finish and are cut after that, then it exits 0.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <csignal>
@@ -84,7 +86,7 @@ int main(int argc, char** argv) {
       server.shut_down(std::chrono::milliseconds(static_cast<long>(drain * 1000)));
     });
     server.serve();
-    if (!signalled) pthread_kill(signals.native_handle(), SIGTERM);  // it stopped on its own
+    if (!signalled) kill(getpid(), SIGTERM);  // it stopped on its own: wake the waiting thread
     signals.join();
     const EngineStats s = server.engine().stats();
     std::cout << "poem_server: stopped after " << s.counters.texts_opened << " poems; "
