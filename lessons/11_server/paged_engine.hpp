@@ -5,14 +5,14 @@
 // next_logits() hands its text to the engine and waits. The engine runs one
 // thread of steps; each step
 //
-//   1. takes the texts whose calls are in (waiting a moment, at most
-//      kGatherWait, for the ones still choosing their character, so that one
-//      step serves them all),
+//   1. takes the texts whose calls are in (waiting at most kGatherWait,
+//      0.2 ms, for the ones still choosing their character: long enough to
+//      keep the batch whole, short enough that one slow writer holds no one up),
 //   2. runs one batched step for every text that needs one new position
 //      (lesson 08's batched step, over the paged cache),
-//   3. runs one piece of at most prefill_chunk positions of the oldest text
-//      that needs more (a new request's opening): a long opening takes several
-//      steps, and the running texts wait for one piece, not for all of it,
+//   3. runs pieces of the texts that need more (new requests' openings), the
+//      oldest first, prefill_chunk positions in all at most: a long opening
+//      takes several steps, and the running texts wait for one piece of it,
 //   4. answers the calls.
 // A request that arrives joins at the next step; one that ends leaves at once
 // and its blocks go back to the pool. A new text first takes the cached blocks
@@ -98,7 +98,7 @@ struct Cancelled : std::runtime_error {
 class PagedEngine {
  public:
   using TextId = std::uint64_t;
-  static constexpr std::chrono::microseconds kGatherWait{2000};
+  static constexpr std::chrono::microseconds kGatherWait{200};
 
   PagedEngine(const GPT& model, const EngineOptions& options);
   ~PagedEngine();  // cancels what is left, stops the step thread

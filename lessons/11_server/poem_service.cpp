@@ -1,6 +1,7 @@
 #include "11_server/poem_service.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <numeric>
 
@@ -57,17 +58,22 @@ class Streamer : public Predictor {
     ++streamed_;
     if (result.stopped) return;
     WrittenCharacter c;
-    c.character = tokenizer_.decode(std::vector<TokenId>{id});
+    c.character = tokenizer_.character(id);
     if (record != nullptr) {  // the five most likely, at the request's temperature
       const std::vector<float>& p = record->before;
       c.probability = p[static_cast<std::size_t>(id)];
-      std::vector<TokenId> ids(p.size());
-      std::iota(ids.begin(), ids.end(), 0);
-      const std::size_t k = std::min<std::size_t>(5, ids.size());
-      std::partial_sort(ids.begin(), ids.begin() + static_cast<long>(k), ids.end(),
-                        [&](TokenId a, TokenId b) { return p[a] > p[b]; });
-      for (std::size_t i = 0; i < k; ++i)
-        c.top.push_back({tokenizer_.decode(std::vector<TokenId>{ids[i]}), p[ids[i]]});
+      std::array<std::size_t, 5> top{};  // one pass, the five largest kept in order
+      std::size_t kept = 0;
+      for (std::size_t v = 0; v < p.size(); ++v) {
+        std::size_t at = kept < top.size() ? kept++ : top.size();
+        while (at > 0 && p[top[at - 1]] < p[v]) {
+          if (at < top.size()) top[at] = top[at - 1];
+          --at;
+        }
+        if (at < top.size()) top[at] = v;
+      }
+      for (std::size_t i = 0; i < kept; ++i)
+        c.top.push_back({tokenizer_.character(static_cast<TokenId>(top[i])), p[top[i]]});
     }
     if (result.characters == 0)
       result.first_seconds = std::chrono::duration<double>(Clock::now() - start_).count();

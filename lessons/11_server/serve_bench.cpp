@@ -1,11 +1,13 @@
 // serve_bench: poem_server under load, over real HTTP.
 //
-// Starts two servers in this process on free ports of 127.0.0.1: the lesson's
+// Starts two servers in this process on free ports of 127.0.0.1 (for each row,
+// each warmed up with a few requests that are not counted): the lesson's
 // (continuous batching, up to 64 texts a step) and the same with a batch of one
 // (one request at a time, the others queue). For 1, 4, 16 and 64 clients, each
 // sending its next streamed request as soon as the last one ended, it sends a
-// fixed number of requests, once with mixed openings (openings and acrostics,
-// lesson 11's mix) and once with a shared opening of 19 positions, and prints:
+// fixed number of requests, with mixed openings (openings and acrostics, lesson
+// 11's mix), with a shared opening of 19 positions, and with that opening but
+// the servers told not to take it from the pool (--no-prefix-reuse), and prints:
 // characters a second (measured, predicted by lesson 06's cost model for the
 // steps the engine ran, and the batch-of-one server's), the time to the first
 // character and per character (p50, p95, p99, from the client's side, with the
@@ -152,6 +154,9 @@ Row run(RunningServer& s, const std::vector<nlohmann::json>& bodies, std::size_t
   row.counters.reused_positions = after.reused_positions - before.reused_positions;
   row.counters.batched_rows = after.batched_rows - before.batched_rows;
   row.counters.batched_steps = after.batched_steps - before.batched_steps;
+  row.counters.prefix_hits = after.prefix_hits - before.prefix_hits;
+  row.counters.compute_seconds = after.compute_seconds - before.compute_seconds;
+  row.counters.most_blocks_in_use = after.most_blocks_in_use;  // its warm-up's and its own
   return row;
 }
 
@@ -192,54 +197,90 @@ int main(int argc, char** argv) {
     }
     std::cout << "serve_bench: " << requests
               << " streamed requests a row over HTTP, to poem_server in this process; the\n"
-                 "cost model's predictions from this machine's profile. chars/s: all the "
-                 "characters over the\nrow's time; first: from sending to the first character; "
-                 "per char: between a poem's characters.\n\n"
-                 "  clients  openings  chars/s predicted  measured  /pred  one at a time  x one"
-                 "   first ms p50 (pred)    p95     p99   per char ms p50 (pred)   p95    p99"
-                 "   reused  mean batch\n";
-    char line[320];
-    for (const bool shared : {false, true}) {
-      const std::vector<nlohmann::json> bodies = request_bodies(requests, shared, seed);
+                 "cost model's predictions from this machine's profile.\n";
+    // the requests: mixed openings; one shared opening; the same without taking it from the pool
+    struct Openings {
+      const char* name;
+      bool shared, reuse;
+    };
+    const Openings kinds[] = {
+        {"mixed", false, true}, {"shared", true, true}, {"no reuse", true, false}};
+    struct Result {
+      std::size_t clients;
+      const char* openings;
+      Row batched, single;
+    };
+    std::vector<Result> results;
+    for (const Openings& kind : kinds) {
+      const std::vector<nlohmann::json> bodies = request_bodies(requests, kind.shared, seed);
+      settings.engine.reuse_prefixes = one_at_a_time.engine.reuse_prefixes = kind.reuse;
       for (const std::size_t clients : {1, 4, 16, 64}) {
-        Row batched, single;
+        Result r{clients, kind.name, {}, {}};
+        // each server first answers `clients` requests of its own (mixed openings, other
+        // seeds) that are not counted: its threads and memory are warm when the row starts
+        const std::vector<nlohmann::json> warm_up = request_bodies(clients, false, seed + 1000000);
         {
           RunningServer s(model, settings);
-          batched = run(s, bodies, clients);
+          run(s, warm_up, clients);
+          r.batched = run(s, bodies, clients);
         }
         {
           RunningServer s(model, one_at_a_time);
-          single = run(s, bodies, clients);
+          run(s, warm_up, clients);
+          r.single = run(s, bodies, clients);
         }
-        if (batched.failed + single.failed > 0)
-          throw UserError(std::to_string(batched.failed + single.failed) + " requests failed");
-        const double predicted = double(batched.characters) / batched.predicted_seconds;
-        std::snprintf(
-            line, sizeof line,
-            "  %7zu  %-8s  %17.0f  %8.0f  %5.2f  %13.0f  %5.2f   %12.2f (%5.2f)  %6.2f  %6.2f"
-            "   %15.3f (%5.3f)  %5.3f  %5.3f   %5.1f%%  %10.1f\n",
-            clients, shared ? "shared" : "mixed", predicted, batched.chars_per_second(),
-            batched.chars_per_second() / predicted, single.chars_per_second(),
-            batched.chars_per_second() / single.chars_per_second(),
-            1000 * percentile(batched.first, 50), 1000 * percentile(batched.predicted_first, 50),
-            1000 * percentile(batched.first, 95), 1000 * percentile(batched.first, 99),
-            1000 * percentile(batched.per_character, 50),
-            1000 * percentile(batched.predicted_per_character, 50),
-            1000 * percentile(batched.per_character, 95),
-            1000 * percentile(batched.per_character, 99),
-            100.0 * double(batched.counters.reused_positions) /
-                double(std::max<std::size_t>(1, batched.counters.prefill_positions)),
-            double(batched.counters.batched_rows) /
-                double(std::max<std::size_t>(1, batched.counters.batched_steps)));
-        std::cout << line << std::flush;
-        if (table) {
-          table << clients << "\t" << (shared ? "shared" : "mixed") << "\t"
-                << batched.chars_per_second() << "\t" << predicted << "\t"
-                << single.chars_per_second() << "\t" << 1000 * percentile(batched.first, 50) << "\t"
-                << 1000 * percentile(batched.first, 95) << "\t"
-                << 1000 * percentile(batched.per_character, 50) << "\t"
-                << 1000 * percentile(batched.per_character, 95) << "\n";
-        }
+        if (r.batched.failed + r.single.failed > 0)
+          throw UserError(std::to_string(r.batched.failed + r.single.failed) + " requests failed");
+        results.push_back(std::move(r));
+      }
+    }
+    char line[320];
+    std::cout
+        << "\nThroughput: all the characters over the row's time; the steps' compute as the "
+           "cost model predicts\nit and as the engine measured it; the same server with a "
+           "batch of one (one request at a time):\n"
+           "  clients  openings   chars/s predicted  measured  measured/predicted   compute s "
+           "predicted  measured   one at a time  x one   mean batch\n";
+    for (const Result& r : results) {
+      const Row& b = r.batched;
+      const double predicted = double(b.characters) / b.predicted_seconds;
+      std::snprintf(
+          line, sizeof line,
+          "  %7zu  %-9s  %17.0f  %8.0f  %18.2f   %19.3f  %8.3f   %13.0f  %5.2f   %10.1f\n",
+          r.clients, r.openings, predicted, b.chars_per_second(), b.chars_per_second() / predicted,
+          b.predicted_seconds, b.counters.compute_seconds, r.single.chars_per_second(),
+          b.chars_per_second() / r.single.chars_per_second(),
+          double(b.counters.batched_rows) /
+              double(std::max<std::size_t>(1, b.counters.batched_steps)));
+      std::cout << line;
+    }
+    std::cout << "\nLatency, from the client's side, in ms (the cost model's p50 in brackets): "
+                 "first, from sending\nto the first character; per char, between a poem's "
+                 "characters. The pool: openings' positions\nreused, openings that found some, "
+                 "the most blocks in use at once:\n"
+                 "  clients  openings    first p50 (pred)    p95     p99   per char p50 (pred)    "
+                 "p95     p99   reused  hits  blocks\n";
+    for (const Result& r : results) {
+      const Row& b = r.batched;
+      std::snprintf(
+          line, sizeof line,
+          "  %7zu  %-9s  %10.2f (%5.2f)  %6.2f  %6.2f   %13.3f (%5.3f)  %6.3f  %6.3f   %5.1f%%  "
+          "%4zu  %6zu\n",
+          r.clients, r.openings, 1000 * percentile(b.first, 50),
+          1000 * percentile(b.predicted_first, 50), 1000 * percentile(b.first, 95),
+          1000 * percentile(b.first, 99), 1000 * percentile(b.per_character, 50),
+          1000 * percentile(b.predicted_per_character, 50), 1000 * percentile(b.per_character, 95),
+          1000 * percentile(b.per_character, 99),
+          100.0 * double(b.counters.reused_positions) /
+              double(std::max<std::size_t>(1, b.counters.prefill_positions)),
+          b.counters.prefix_hits, b.counters.most_blocks_in_use);
+      std::cout << line;
+      if (table) {
+        table << r.clients << "\t" << r.openings << "\t" << b.chars_per_second() << "\t"
+              << double(b.characters) / b.predicted_seconds << "\t" << r.single.chars_per_second()
+              << "\t" << 1000 * percentile(b.first, 50) << "\t" << 1000 * percentile(b.first, 95)
+              << "\t" << 1000 * percentile(b.per_character, 50) << "\t"
+              << 1000 * percentile(b.per_character, 95) << "\n";
       }
     }
     return 0;

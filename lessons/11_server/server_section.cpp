@@ -110,8 +110,9 @@ void show_clients(LessonContext& c, const ServerOptions& o, const MachineProfile
         << "), sent by clients that each send the next\n  as soon as theirs is answered. One "
            "client is one request at a time; each step is predicted by the cost model\n"
            "  (lesson 06's, for the work the step did) and measured:\n"
-           "    clients  steps  mean batch  chars/s predicted  measured  measured/predicted"
-           "   ms/char p50 predicted  measured   p95   same as lesson 06\n";
+           "    clients  steps  mean batch   compute s predicted  measured   chars/s predicted  "
+           "measured  measured/predicted   ms/char p50 predicted  measured   p95   same as "
+           "lesson 06\n";
   char line[240];
   for (const std::size_t clients : {1, 4, 16}) {
     PagedEngine engine(c.model, engine_options(c.model.config(), profile));
@@ -125,14 +126,16 @@ void show_clients(LessonContext& c, const ServerOptions& o, const MachineProfile
                                      double(p.characters - 1));
     }
     const std::vector<double> per_char = seconds_per_character(run.served);
-    std::snprintf(
-        line, sizeof line,
-        "    %7zu  %5zu  %10.1f  %17.0f  %8.0f  %18.2f   %21.2f  %8.2f  %4.2f   %zu of %zu\n",
-        clients, s.counters.steps,
-        double(s.counters.batched_rows) / double(s.counters.batched_steps), predicted_cps,
-        run.chars_per_second(), run.chars_per_second() / predicted_cps,
-        1000 * percentile(predicted_per_char, 50), 1000 * percentile(per_char, 50),
-        1000 * percentile(per_char, 95), same_as_alone(c.model, requests, run), requests.size());
+    std::snprintf(line, sizeof line,
+                  "    %7zu  %5zu  %10.1f   %19.3f  %8.3f   %17.0f  %8.0f  %18.2f   %21.2f  %8.2f  "
+                  "%4.2f   %zu of %zu\n",
+                  clients, s.counters.steps,
+                  double(s.counters.batched_rows) / double(s.counters.batched_steps),
+                  engine.predicted_seconds(), s.counters.compute_seconds, predicted_cps,
+                  run.chars_per_second(), run.chars_per_second() / predicted_cps,
+                  1000 * percentile(predicted_per_char, 50), 1000 * percentile(per_char, 50),
+                  1000 * percentile(per_char, 95), same_as_alone(c.model, requests, run),
+                  requests.size());
     c.out << line;
     c.out.flush();
   }
