@@ -16,12 +16,13 @@ packages=(
 # libcpp-httplib-dev is lesson 11's HTTP server and the client of its tests (poem_server).
 # unicode-data ships Unihan (Unihan_Readings.txt.bz2: kCantonese, kMandarin), the second
 # source of data/tones.tsv (scripts/rebuild_verse_data.sh, verse_data_rebuild_test).
-# Extra tools some optional steps use: --fuzz adds clang for the fuzzers (CI);
+# Extra tools some optional steps use: --fuzz adds clang for the fuzzers and the
+# sanitizer preset (clang builds it in a third of gcc's time; its OpenMP is libomp) (CI);
 # --extras adds those plus NumPy (golden tensors), gnuplot and a Chinese font (charts),
 # Graphviz (the model diagram of docs/README.md) and PyTorch (the peer).
 # --browser adds headless Chromium and Selenium for lesson 11's page test (CI); the
 # test is skipped without them.
-fuzz=(clang libclang-rt-14-dev)
+fuzz=(clang libclang-rt-14-dev libomp-14-dev)
 browser=(chromium chromium-driver python3-selenium)
 extras=("${fuzz[@]}" "${browser[@]}" python3-numpy gnuplot-nox fonts-wqy-microhei graphviz
         python3-torch)

@@ -719,7 +719,7 @@ TEST(CheckVerseFaults, ARowThatIsNotUtf8IsNamedAndTheRestIsChecked) {
 TEST(CheckVerseFaults, ARowWithoutEndIsRefusedInBoundedMemory) {
   // a 60 MB single line took 2 GB; /dev/zero was read until 4 GB
   std::string limit;
-#ifndef __SANITIZE_ADDRESS__     // the sanitizer reserves terabytes of address space up front
+#ifndef TANG_SANITIZED  // the sanitizer reserves terabytes of address space up front
   limit = "ulimit -v 400000; ";  // 400 MB of address space: 300 MB of input cannot fit
 #endif
   const Outcome r =

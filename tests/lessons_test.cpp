@@ -60,7 +60,7 @@ const Lesson kLesson11 = {11, TANG_LESSON_11};
 // Lessons 07 and 08 run lesson 06's timing section, ten minutes and more under the
 // sanitizers: there their tests run the new section alone (--section), which covers
 // the new code; the full runs are checked in the release build.
-#ifdef __SANITIZE_ADDRESS__
+#ifdef TANG_SANITIZED  // the sanitizer build (top-level CMakeLists.txt), gcc or clang
 constexpr bool kSanitized = true;
 #else
 constexpr bool kSanitized = false;

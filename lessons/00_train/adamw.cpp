@@ -21,7 +21,9 @@ AdamW::AdamW(const GPTConfig& config, AdamWSettings settings)
 }
 
 void AdamW::update(Tensor<1>& params, const Tensor<1>& grads, float lr, long step) {
-  const auto [b1, b2, eps, wd] = settings_;
+  // plain locals, not a structured binding: OpenMP regions cannot capture those (clang 14)
+  const float b1 = settings_.beta1, b2 = settings_.beta2, eps = settings_.eps,
+              wd = settings_.weight_decay;
   const float correction1 = 1.0f - std::pow(b1, static_cast<float>(step));
   const float correction2 = 1.0f - std::pow(b2, static_cast<float>(step));
   float* p = params.data();

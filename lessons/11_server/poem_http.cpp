@@ -64,11 +64,12 @@ Json usage(const ServedPoem& p, std::size_t prompt) {
 }
 
 // One streamed character: OpenAI's completion chunk, its logprobs with the top 5.
-std::string character_event(const std::string& id, std::time_t created, const WrittenCharacter& w) {
+std::string character_event(const std::string& id, std::time_t created, const WrittenCharacter& w,
+                            const Tokenizer& tokenizer) {
   Json choice = {{"index", 0}, {"text", w.character}};
   if (w.probability >= 0) {
     Json top = Json::object();
-    for (const Candidate& c : w.top) top[c.character] = std::log(c.probability);
+    for (const Candidate& c : w.top) top[tokenizer.character(c.id)] = std::log(c.probability);
     choice["logprobs"] = {{"tokens", {w.character}},
                           {"token_logprobs", {std::log(w.probability)}},
                           {"top_logprobs", {top}}};
@@ -240,7 +241,7 @@ void PoemHttpServer::routes() {
           ServedPoem served;
           try {
             served = serve_poem(*engine_, text, poem, [&](const WrittenCharacter& w) {
-              const std::string event = character_event(id, created, w);
+              const std::string event = character_event(id, created, w, model_.tokenizer());
               return sink.write(event.data(), event.size());  // false: the client went away
             });
           } catch (const std::exception& e) {

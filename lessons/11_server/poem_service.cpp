@@ -1,13 +1,13 @@
 #include "11_server/poem_service.hpp"
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <numeric>
 
-#include "03_topk_topp/sampler.hpp"  // lesson 03: sampling_picker
-#include "05_acrostic/acrostic.hpp"  // lesson 05: write_acrostic
-#include "06_kvcache/kv_cache.hpp"   // lesson 06: CachedPredictor
+#include "01_probabilities/next_char.hpp"  // lesson 01: most_likely
+#include "03_topk_topp/sampler.hpp"        // lesson 03: sampling_picker
+#include "05_acrostic/acrostic.hpp"        // lesson 05: write_acrostic
+#include "06_kvcache/kv_cache.hpp"         // lesson 06: CachedPredictor
 #include "errors.hpp"
 #include "options.hpp"  // can_head_a_line
 #include "utf8.hpp"
@@ -62,18 +62,7 @@ class Streamer : public Predictor {
     if (record != nullptr) {  // the five most likely, at the request's temperature
       const std::vector<float>& p = record->before;
       c.probability = p[static_cast<std::size_t>(id)];
-      std::array<std::size_t, 5> top{};  // one pass, the five largest kept in order
-      std::size_t kept = 0;
-      for (std::size_t v = 0; v < p.size(); ++v) {
-        std::size_t at = kept < top.size() ? kept++ : top.size();
-        while (at > 0 && p[top[at - 1]] < p[v]) {
-          if (at < top.size()) top[at] = top[at - 1];
-          --at;
-        }
-        if (at < top.size()) top[at] = v;
-      }
-      for (std::size_t i = 0; i < kept; ++i)
-        c.top.push_back({tokenizer_.character(static_cast<TokenId>(top[i])), p[top[i]]});
+      c.top = most_likely(p, 5);  // lesson 01's
     }
     if (result.characters == 0)
       result.first_seconds = std::chrono::duration<double>(Clock::now() - start_).count();

@@ -17,21 +17,19 @@
 #include <string>
 #include <vector>
 
+#include "01_probabilities/next_char.hpp"  // Candidate
 #include "11_server/paged_engine.hpp"
 #include "11_server/poem_request.hpp"
 #include "sampling.hpp"
 
 namespace tang {
 
-struct Candidate {
-  std::string character;
-  double probability;  // at the request's temperature, before top-k and top-p
-};
-
 struct WrittenCharacter {
   std::string character;
   double probability = -1;     // its own, as `top` measures it; -1 for a forced character
-  std::vector<Candidate> top;  // the five most likely; empty for a forced character
+  std::vector<Candidate> top;  // the five most likely (lesson 01's most_likely), at the
+                               // request's temperature before top-k and top-p; empty for a
+                               // forced character
 };
 
 struct ServedPoem {

@@ -217,7 +217,8 @@ void show_stream(LessonContext& c) {
     if (shown++ < 4) {
       c.out << "    " << w.character << "  ";
       for (const Candidate& k : w.top)
-        c.out << " " << k.character << " " << fixed(100 * k.probability, 1) << "%";
+        c.out << " " << c.model.tokenizer().character(k.id) << " " << fixed(100 * k.probability, 1)
+              << "%";
       c.out << "\n";
     }
     return true;
