@@ -72,6 +72,8 @@ View<2> forward_with_cache(const GPT& model, const Matrices& m, std::span<const 
     throw std::invalid_argument(
         "forward_with_cache: no room for these logits (Keep::kEverything or step_activations)");
 
+  // text b's new characters sit at positions start .. start+T-1, not 0 .. T-1,
+  // where start = texts[b]->length(), what its blocks hold (it grows only at the end)
   for (std::size_t b = 0; b < B; ++b) {
     embed_with_offset(a.encoded.data() + b * T * C, tokens.data() + b * T, T, texts[b]->length(),
                       w.wte, w.wpe, C);  // NEW: texts[b]->length()
@@ -79,7 +81,7 @@ View<2> forward_with_cache(const GPT& model, const Matrices& m, std::span<const 
   const float* x = a.encoded.data();  // (N, C) the residual stream entering each block
   for (std::size_t l = 0; l < cfg.n_layer; ++l) {
     const LayerWeights& lw = w.layers[l];
-    const auto& lm = m.layer(l);
+    const auto& lm = m.layer(l);  // this layer's matrices, in the caller's format
     Activations::Layer& L = a.layers[l];
     // attention half: residual2 = x + proj(attention(ln_1(x)))
     ops::layernorm_forward(L.ln1.data(), L.ln1_mean.data(), L.ln1_rstd.data(), x, lw.ln1_w,
