@@ -4,27 +4,26 @@
     python3 scripts/record_serve_bench.py [--requests N]
 
 Its table goes between <!-- serve-bench --> and <!-- /serve-bench --> in
-lessons/11_server/README.md and docs/benchmarks.md, and its rows become
-lessons/11_server/serve_bench.svg (scripts/plot_serve_bench.sh). Build first
-(cmake --build --preset release) and run it on an otherwise idle machine.
+lessons/11_server/README.md and docs/benchmarks.md, its rows into
+lessons/11_server/serve_bench.tsv, and they become lessons/11_server/serve_bench.svg
+(scripts/plot_serve_bench.sh). Build first (cmake --build --preset release) and run it on
+an otherwise idle machine.
 """
 import pathlib
 import re
 import subprocess
 import sys
-import tempfile
 
 root = pathlib.Path(__file__).resolve().parent.parent
 bench = root / "build/release/lessons/11_server/serve_bench"
 if not bench.exists():
     sys.exit("serve_bench is not built: cmake --build --preset release")
 args = sys.argv[1:]
-with tempfile.TemporaryDirectory() as tmp:
-    tsv = pathlib.Path(tmp) / "serve_bench.tsv"
-    out = subprocess.run([str(bench), *args, "--tsv", str(tsv)], check=True, capture_output=True,
-                         text=True).stdout
-    subprocess.run([str(root / "scripts/plot_serve_bench.sh"), str(tsv),
-                    str(root / "lessons/11_server/serve_bench.svg")], check=True)
+tsv = root / "lessons/11_server/serve_bench.tsv"
+out = subprocess.run([str(bench), *args, "--tsv", str(tsv)], check=True, capture_output=True,
+                     text=True).stdout
+subprocess.run([str(root / "scripts/plot_serve_bench.sh"), str(tsv),
+                str(root / "lessons/11_server/serve_bench.svg")], check=True)
 shown = " ".join(["build/release/lessons/11_server/serve_bench", *args])
 block = f"<!-- serve-bench -->\n```text\n$ {shown}\n{out.rstrip()}\n```\n<!-- /serve-bench -->"
 for page in ["lessons/11_server/README.md", "docs/benchmarks.md"]:
