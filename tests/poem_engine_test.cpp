@@ -6,33 +6,21 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <filesystem>
 #include <thread>
 #include <vector>
 
 #include "11_server/load_run.hpp"
 #include "11_server/poem_service.hpp"
-#include "checkpoint.hpp"
 #include "errors.hpp"
 #include "options.hpp"
+#include "shipped_model.hpp"
 #include "utf8.hpp"
 
 namespace {
 
-const tang::GPT* shipped_model() {
-  static const std::unique_ptr<tang::GPT> model = [] {
-    const std::string path = tang::default_checkpoint_path();
-    return std::filesystem::exists(path) ? std::make_unique<tang::GPT>(tang::load_checkpoint(path))
-                                         : nullptr;
-  }();
-  return model.get();
-}
-#define REQUIRE_MODEL()                                               \
-  if (shipped_model() == nullptr) GTEST_SKIP() << "no shipped model"; \
-  const tang::GPT& model = *shipped_model()
-
-// A mix: openings, acrostics, greedy and sampled, each with its own seed.
-std::vector<tang::PoemRequest> mixed_requests(std::size_t n) {
+// Openings, acrostics of 5 and 7 characters a line, greedy and sampled settings, each
+// with its own seed (more varied than lesson 11's mix, load_run.hpp).
+std::vector<tang::PoemRequest> varied_requests(std::size_t n) {
   const char* openings[] = {"", "春风", "明月松间照，", "白日依山尽，黄河入海流。", "山"};
   const char* heads[] = {"春花秋月", "江山如画"};
   std::vector<tang::PoemRequest> requests;
@@ -77,9 +65,9 @@ void expect_every_block_back(const tang::PagedEngine& engine) {
 }
 
 TEST(PoemEngine, ThirtyTwoAtOnceWriteWhatLessonSixWritesAlone) {
-  REQUIRE_MODEL();
+  NEED_SHIPPED_MODEL();
   tang::PagedEngine engine(model, tang::EngineOptions{});
-  const std::vector<tang::PoemRequest> requests = mixed_requests(32);
+  const std::vector<tang::PoemRequest> requests = varied_requests(32);
   const std::vector<tang::ServedPoem> served = serve_all(engine, requests);
   for (std::size_t i = 0; i < requests.size(); ++i) {
     EXPECT_EQ(served[i].poem, tang::write_alone(model, requests[i])) << "request " << i;
@@ -91,12 +79,12 @@ TEST(PoemEngine, ThirtyTwoAtOnceWriteWhatLessonSixWritesAlone) {
 }
 
 TEST(PoemEngine, ASmallPoolPreemptsAndStillWritesTheSamePoems) {
-  REQUIRE_MODEL();
+  NEED_SHIPPED_MODEL();
   tang::EngineOptions options;
   options.blocks = 10;  // one whole context (8 blocks of 16) and two more
   options.prefill_chunk = 8;
   tang::PagedEngine engine(model, options);
-  const std::vector<tang::PoemRequest> requests = mixed_requests(12);
+  const std::vector<tang::PoemRequest> requests = varied_requests(12);
   const std::vector<tang::ServedPoem> served = serve_all(engine, requests);
   for (std::size_t i = 0; i < requests.size(); ++i)
     EXPECT_EQ(served[i].poem, tang::write_alone(model, requests[i])) << "request " << i;
@@ -105,7 +93,7 @@ TEST(PoemEngine, ASmallPoolPreemptsAndStillWritesTheSamePoems) {
 }
 
 TEST(PoemEngine, PastTheContextTheWindowSlidesAsInLessonSix) {
-  REQUIRE_MODEL();
+  NEED_SHIPPED_MODEL();
   tang::PagedEngine engine(model, tang::EngineOptions{});
   tang::PoemRequest r;
   for (int i = 0; i < 5; ++i) r.opening += "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。";
@@ -124,7 +112,7 @@ TEST(PoemEngine, PastTheContextTheWindowSlidesAsInLessonSix) {
 }
 
 TEST(PoemEngine, ASharedOpeningIsComputedOnce) {
-  REQUIRE_MODEL();
+  NEED_SHIPPED_MODEL();
   tang::PagedEngine engine(model, tang::EngineOptions{});
   tang::PoemRequest r;
   r.opening = "白日依山尽，黄河入海流。欲穷千里";  // with its newline: 17 positions
@@ -145,7 +133,7 @@ TEST(PoemEngine, ASharedOpeningIsComputedOnce) {
 // the first computes them; the others take its full block by its hash and copy
 // the two rows of its part-filled block, computing only their last position.
 TEST(PoemEngine, SixteenAtOnceShareTheirOpening) {
-  REQUIRE_MODEL();
+  NEED_SHIPPED_MODEL();
   tang::EngineOptions options;
   options.record_work = true;
   tang::PagedEngine engine(model, options);
@@ -174,9 +162,9 @@ TEST(PoemEngine, SixteenAtOnceShareTheirOpening) {
 }
 
 TEST(PoemEngine, AStoppedStreamGivesItsBlocksBackAndTheOthersGoOn) {
-  REQUIRE_MODEL();
+  NEED_SHIPPED_MODEL();
   tang::PagedEngine engine(model, tang::EngineOptions{});
-  std::vector<tang::PoemRequest> requests = mixed_requests(8);
+  std::vector<tang::PoemRequest> requests = varied_requests(8);
   std::vector<tang::ServedPoem> served(requests.size());
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < requests.size(); ++i) {
@@ -200,7 +188,7 @@ TEST(PoemEngine, AStoppedStreamGivesItsBlocksBackAndTheOthersGoOn) {
 }
 
 TEST(PoemEngine, AFullEngineRefusesAndAStoppedOneTakesNothing) {
-  REQUIRE_MODEL();
+  NEED_SHIPPED_MODEL();
   tang::EngineOptions options;
   options.max_texts = 2;
   tang::PagedEngine engine(model, options);
@@ -218,7 +206,7 @@ TEST(PoemEngine, AFullEngineRefusesAndAStoppedOneTakesNothing) {
 }
 
 TEST(PoemEngine, BadRequestsAreNamedBeforeAnyWork) {
-  REQUIRE_MODEL();
+  NEED_SHIPPED_MODEL();
   tang::PoemRequest r;
   r.opening = "abc";
   EXPECT_NE(tang::request_problem(r, model.tokenizer()).find("prompt: the character 'a'"),

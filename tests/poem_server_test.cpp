@@ -12,14 +12,15 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <thread>
 #include <vector>
 
+#include "11_server/completion_request.hpp"
+#include "11_server/load_run.hpp"
 #include "11_server/poem_service.hpp"
-#include "checkpoint.hpp"
+#include "shipped_model.hpp"
 
 namespace {
 
@@ -84,18 +85,6 @@ class Server {
   int port_ = 0;
 };
 
-const tang::GPT* shipped_model() {
-  static const std::unique_ptr<tang::GPT> model = [] {
-    const std::string path = tang::default_checkpoint_path();
-    return std::filesystem::exists(path) ? std::make_unique<tang::GPT>(tang::load_checkpoint(path))
-                                         : nullptr;
-  }();
-  return model.get();
-}
-#define REQUIRE_MODEL()                                               \
-  if (shipped_model() == nullptr) GTEST_SKIP() << "no shipped model"; \
-  const tang::GPT& model = *shipped_model()
-
 // A metric's value from /metrics ("name" or "name{labels}").
 double metric(const Server& server, const std::string& name) {
   auto c = server.client();
@@ -106,6 +95,18 @@ double metric(const Server& server, const std::string& name) {
     if (line.rfind(name + " ", 0) == 0) return std::stod(line.substr(name.size() + 1));
   }
   return -1;
+}
+
+// A streamed POST /v1/completions of `body`; its answer goes to `receive` as it arrives.
+httplib::Request streamed_post(json body, httplib::ContentReceiverWithProgress receive) {
+  httplib::Request req;
+  req.method = "POST";
+  req.path = "/v1/completions";
+  body["stream"] = true;
+  req.body = body.dump();
+  req.set_header("Content-Type", "application/json");
+  req.content_receiver = std::move(receive);
+  return req;
 }
 
 // The text of a streamed answer: its character events joined, and the last event.
@@ -143,7 +144,7 @@ struct BadBody {
 };
 
 TEST(PoemServer, EveryBadRequestGets400NamingTheField) {
-  REQUIRE_MODEL();
+  NEED_SHIPPED_MODEL();
   (void)model;
   Server server({});
   const std::vector<BadBody> cases = {
@@ -187,8 +188,32 @@ TEST(PoemServer, EveryBadRequestGets400NamingTheField) {
   EXPECT_EQ(metric(server, "tang_poems_total"), 0) << "no bad request reached the engine";
 }
 
+// serve_bench's bodies: completion_body writes what parse_completion_request reads back.
+TEST(PoemServer, ABodyReadsBackAsItsRequest) {
+  NEED_SHIPPED_MODEL();
+  std::vector<tang::PoemRequest> requests = tang::mixed_requests(8, 5);
+  requests[3].line_chars = 5;  // an acrostic of 五言 lines: written with a form
+  requests[1].settings = {1.3f, 0, 0.75f};
+  requests[2].max_chars = 9;
+  for (const tang::PoemRequest& r : requests) {
+    const std::string body = tang::completion_body({r, true});
+    const tang::ParsedRequest back = tang::parse_completion_request(body, model.tokenizer());
+    ASSERT_TRUE(back.request) << body << ": " << back.error.message;
+    const tang::PoemRequest& b = back.request->poem;
+    EXPECT_TRUE(back.request->stream);
+    EXPECT_EQ(b.opening, r.opening) << body;
+    EXPECT_EQ(b.heads, r.heads) << body;
+    EXPECT_EQ(b.line_chars, r.line_chars) << body;
+    EXPECT_EQ(b.seed, r.seed) << body;
+    EXPECT_EQ(b.max_chars, r.max_chars) << body;
+    EXPECT_EQ(b.settings.temperature, r.settings.temperature) << body;
+    EXPECT_EQ(b.settings.top_k, r.settings.top_k) << body;
+    EXPECT_EQ(b.settings.top_p, r.settings.top_p) << body;
+  }
+}
+
 TEST(PoemServer, ThirtyTwoStreamsAtOnceAreLessonSixsPoems) {
-  REQUIRE_MODEL();
+  NEED_SHIPPED_MODEL();
   Server server({});
   std::vector<tang::PoemRequest> requests(32);
   std::vector<json> bodies(32);
@@ -233,7 +258,7 @@ TEST(PoemServer, ThirtyTwoStreamsAtOnceAreLessonSixsPoems) {
 }
 
 TEST(PoemServer, HundredClientsLeavingMidStreamGiveEveryBlockBack) {
-  REQUIRE_MODEL();
+  NEED_SHIPPED_MODEL();
   (void)model;
   Server server({});
   std::atomic<int> left = 0;
@@ -241,21 +266,12 @@ TEST(PoemServer, HundredClientsLeavingMidStreamGiveEveryBlockBack) {
   for (int i = 0; i < 100; ++i) {
     clients.emplace_back([&, i] {
       auto c = server.client();
-      httplib::Request req;
-      req.method = "POST";
-      req.path = "/v1/completions";
-      req.body = json{
-          {"prompt", "春风"},
-          {"stream", true},
-          {"seed", i},
-          {"max_tokens", 200},
-          {"temperature",
-           1.5}}.dump();
-      req.set_header("Content-Type", "application/json");
       std::size_t chunks = 0;
-      req.content_receiver = [&](const char*, std::size_t, uint64_t, uint64_t) {
-        return ++chunks < 2;  // goes away after its first event
-      };
+      const httplib::Request req = streamed_post(
+          json{{"prompt", "春风"}, {"seed", i}, {"max_tokens", 200}, {"temperature", 1.5}},
+          [&](const char*, std::size_t, uint64_t, uint64_t) {
+            return ++chunks < 2;  // goes away after its first event
+          });
       const auto res = c.send(req);
       left += chunks > 0;
     });
@@ -277,7 +293,7 @@ TEST(PoemServer, HundredClientsLeavingMidStreamGiveEveryBlockBack) {
 }
 
 TEST(PoemServer, AFullServerAnswers503WithRetryAfter) {
-  REQUIRE_MODEL();
+  NEED_SHIPPED_MODEL();
   (void)model;
   Server server({"--max-texts", "1"});
   std::atomic<int> busy = 0, ok = 0;
@@ -306,7 +322,7 @@ TEST(PoemServer, AFullServerAnswers503WithRetryAfter) {
 }
 
 TEST(PoemServer, AClientThatNeverSendsItsBodyIsTimedOut) {
-  REQUIRE_MODEL();
+  NEED_SHIPPED_MODEL();
   (void)model;
   Server server({"--timeout", "1"});
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -337,7 +353,7 @@ TEST(PoemServer, AClientThatNeverSendsItsBodyIsTimedOut) {
 }
 
 TEST(PoemServer, SigtermFinishesTheRunningStreamAndExitsZero) {
-  REQUIRE_MODEL();
+  NEED_SHIPPED_MODEL();
   Server server({"--drain", "30"});
   tang::PoemRequest r;
   r.opening = "春风";
@@ -348,18 +364,18 @@ TEST(PoemServer, SigtermFinishesTheRunningStreamAndExitsZero) {
   std::atomic<bool> started = false;
   std::thread client([&] {
     auto c = server.client();
-    httplib::Request req;
-    req.method = "POST";
-    req.path = "/v1/completions";
-    req.body = json{{"prompt", "春风"},  {"stream", true},     {"seed", 3},
-                    {"max_tokens", 300}, {"temperature", 1.0}, {"top_k", 0}}
-                   .dump();
     std::string body;
-    req.content_receiver = [&](const char* data, std::size_t n, uint64_t, uint64_t) {
-      body.append(data, n);
-      started = true;
-      return true;
-    };
+    const httplib::Request req =
+        streamed_post(json{{"prompt", "春风"},
+                           {"seed", 3},
+                           {"max_tokens", 300},
+                           {"temperature", 1.0},
+                           {"top_k", 0}},
+                      [&](const char* data, std::size_t n, uint64_t, uint64_t) {
+                        body.append(data, n);
+                        started = true;
+                        return true;
+                      });
     c.send(req);
     stream = read_stream(body);
   });

@@ -89,4 +89,21 @@ ParsedRequest parse_completion_request(std::string_view body, const Tokenizer& t
   return {r, {}};
 }
 
+std::string completion_body(const CompletionRequest& request) {
+  const PoemRequest& r = request.poem;
+  json body = {{"max_tokens", r.max_chars},
+               {"temperature", r.settings.temperature},
+               {"top_k", r.settings.top_k},
+               {"top_p", r.settings.top_p},
+               {"seed", r.seed},
+               {"stream", request.stream}};
+  if (r.heads.empty()) {
+    body["prompt"] = r.opening;
+  } else {
+    body["heads"] = r.heads;
+    if (r.line_chars == 5) body["form"] = utf8_split(r.heads).size() == 8 ? "五律" : "五绝";
+  }
+  return body.dump();
+}
+
 }  // namespace tang

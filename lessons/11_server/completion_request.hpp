@@ -51,4 +51,8 @@ struct ParsedRequest {
 };
 ParsedRequest parse_completion_request(std::string_view body, const Tokenizer& tokenizer);
 
+// The body that asks for `request` (what parse_completion_request reads back):
+// every field written out, `form` only for an acrostic of 5 characters a line.
+std::string completion_body(const CompletionRequest& request);
+
 }  // namespace tang

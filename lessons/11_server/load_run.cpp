@@ -39,6 +39,28 @@ LoadRun run_clients(PagedEngine& engine, const std::vector<PoemRequest>& request
   return run;
 }
 
+std::vector<PoemRequest> mixed_requests(std::size_t n, std::uint64_t seed) {
+  const char* openings[] = {"", "春风", "明月松间照，", "山"};
+  const char* heads[] = {"春花秋月", "江山如画"};
+  std::vector<PoemRequest> requests(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    requests[i].seed = seed + i;
+    if (i % 4 == 3) {
+      requests[i].heads = heads[(i / 4) % 2];
+    } else {
+      requests[i].opening = openings[i % 4];
+    }
+  }
+  return requests;
+}
+
+std::vector<PoemRequest> shared_opening_requests(std::size_t n, std::uint64_t seed) {
+  std::vector<PoemRequest> requests(n);
+  for (std::size_t i = 0; i < n; ++i)
+    requests[i].opening = kSharedOpening, requests[i].seed = seed + i;
+  return requests;
+}
+
 double percentile(std::vector<double> values, double p) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());

@@ -6,6 +6,7 @@
 // serve_bench does the same over HTTP.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "11_server/poem_service.hpp"
@@ -21,6 +22,16 @@ struct LoadRun {
 
 LoadRun run_clients(PagedEngine& engine, const std::vector<PoemRequest>& requests,
                     std::size_t clients);
+
+// The opening section 11 and serve_bench share: 18 characters, 19 positions with its newline.
+inline constexpr const char* kSharedOpening = "白日依山尽，黄河入海流。欲穷千里目，";
+
+// Lesson 11's mix of n requests, request i with seed `seed` + i: three openings, then an
+// acrostic, in turn; the other fields PoemRequest's defaults (lessons 04-06's settings).
+std::vector<PoemRequest> mixed_requests(std::size_t n, std::uint64_t seed);
+
+// n requests opening with kSharedOpening, request i with seed `seed` + i.
+std::vector<PoemRequest> shared_opening_requests(std::size_t n, std::uint64_t seed);
 
 // The p-th percentile (0-100) of `values`, by the nearest rank; 0 when empty.
 double percentile(std::vector<double> values, double p);

@@ -152,17 +152,16 @@ void PagedEngine::cancel_all() {
 std::optional<PredictedTimes> PagedEngine::predicted(TextId id) const {
   std::lock_guard lock(mutex_);
   const auto found = texts_.find(id);
-  if (!options_.predict_ms || found == texts_.end() || predicted_after_.empty()) return {};
-  const Text& t = *found->second;
-  const auto at = [&](std::size_t step) {
-    return predicted_after_[std::min(step, predicted_after_.size() - 1)];
-  };
-  return PredictedTimes{at(t.first_answer) - at(t.arrival), at(t.last_answer) - at(t.arrival)};
+  if (!options_.predict_ms || found == texts_.end()) return {};
+  const Text& t = *found->second;  // its steps are counted in counters_.steps: all predicted
+  const std::vector<double>& after = predicted_after_;
+  return PredictedTimes{after[t.first_answer] - after[t.arrival],
+                        after[t.last_answer] - after[t.arrival]};
 }
 
 double PagedEngine::predicted_seconds() const {
   std::lock_guard lock(mutex_);
-  return predicted_after_.empty() ? 0 : predicted_after_.back();
+  return predicted_after_.back();
 }
 
 std::vector<StepWork> PagedEngine::work() const {
@@ -434,8 +433,6 @@ std::vector<PagedEngine::Text*> PagedEngine::finish_step(Plan& plan) {
   if (options_.predict_ms) {  // the predicted time of steps 1 .. counters_.steps
     double ms = 0;
     for (const StepWork& w : works) ms += options_.predict_ms(w);
-    if (predicted_after_.empty()) predicted_after_.push_back(0);
-    predicted_after_.resize(counters_.steps, predicted_after_.back());
     predicted_after_.push_back(predicted_after_.back() + ms / 1000);
   }
   for (Text* t : done) {

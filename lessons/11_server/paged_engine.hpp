@@ -156,8 +156,8 @@ class PagedEngine {
   EngineCounters counters_;
   PoolCounts pool_counts_;
   std::vector<StepWork> work_log_;
-  std::vector<double> predicted_after_;  // (steps + 1) the predicted seconds of steps 1 .. i
-  std::thread thread_;                   // last: starts when everything above is ready
+  std::vector<double> predicted_after_ = {0};  // (steps + 1) the predicted seconds of steps 1 .. i
+  std::thread thread_;                         // last: starts when everything above is ready
 };
 
 // A Predictor over one engine text: what a writer thread hands to the

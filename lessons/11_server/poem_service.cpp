@@ -112,11 +112,10 @@ ServedPoem serve_poem(PagedEngine& engine, const PoemRequest& request,
 
 ServedPoem serve_poem(PagedEngine& engine, PagedEngine::TextId id, const PoemRequest& request,
                       const std::function<bool(const WrittenCharacter&)>& on_character) {
-  const std::optional<PagedEngine::TextId> text = id;
   const Tokenizer& tokenizer = engine.model().tokenizer();
   const std::size_t prompt = tokenizer.encode("\n" + request.opening).size();
-  EnginePredictor through_engine(engine, *text);
-  Streamer streamer(through_engine, tokenizer, prompt, on_character, engine, *text);
+  EnginePredictor through_engine(engine, id);
+  Streamer streamer(through_engine, tokenizer, prompt, on_character, engine, id);
   const StepReport report = [&](std::size_t, const StepRecord& record) { streamer.drawn(record); };
   const Clock::time_point start = Clock::now();
   try {
@@ -129,7 +128,7 @@ ServedPoem serve_poem(PagedEngine& engine, PagedEngine::TextId id, const PoemReq
     streamer.result.stopped = true;
   }
   streamer.result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  if (const auto predicted = engine.predicted(*text)) streamer.result.predicted = *predicted;
+  if (const auto predicted = engine.predicted(id)) streamer.result.predicted = *predicted;
   return streamer.result;
 }
 

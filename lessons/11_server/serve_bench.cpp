@@ -24,12 +24,12 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "06_kvcache/machine_profile.hpp"
 #include "06_kvcache/step_cost.hpp"
-#include "11_server/load_run.hpp"  // percentile
+#include "11_server/completion_request.hpp"  // completion_body
+#include "11_server/load_run.hpp"            // percentile, the requests
 #include "11_server/poem_http.hpp"
 #include "checkpoint.hpp"
 #include "errors.hpp"
@@ -40,8 +40,6 @@ namespace {
 using namespace tang;
 using Clock = std::chrono::steady_clock;
 
-const char* const kSharedOpening = "白日依山尽，黄河入海流。欲穷千里目，";  // 19 positions
-
 // What one client saw of one streamed answer.
 struct Seen {
   std::size_t characters = 0;
@@ -49,21 +47,11 @@ struct Seen {
   bool ok = false;
 };
 
-std::vector<nlohmann::json> request_bodies(std::size_t n, bool shared, std::uint64_t seed) {
-  const char* openings[] = {"", "春风", "明月松间照，", "山"};
-  const char* heads[] = {"春花秋月", "江山如画"};
-  std::vector<nlohmann::json> bodies;
-  for (std::size_t i = 0; i < n; ++i) {
-    nlohmann::json b = {{"stream", true}, {"seed", seed + i}};
-    if (shared) {
-      b["prompt"] = kSharedOpening;
-    } else if (i % 4 == 3) {
-      b["heads"] = heads[(i / 4) % 2];
-    } else {
-      b["prompt"] = openings[i % 4];
-    }
-    bodies.push_back(b);
-  }
+// The bodies of n streamed requests: lesson 11's mix, or all with its shared opening.
+std::vector<std::string> request_bodies(std::size_t n, bool shared, std::uint64_t seed) {
+  std::vector<std::string> bodies;
+  for (const PoemRequest& r : shared ? shared_opening_requests(n, seed) : mixed_requests(n, seed))
+    bodies.push_back(completion_body({r, true}));
   return bodies;
 }
 
@@ -91,7 +79,7 @@ struct Row {
 };
 
 // `clients` threads send `bodies` in turn to `server`, each waiting for its answer.
-Row run(RunningServer& s, const std::vector<nlohmann::json>& bodies, std::size_t clients) {
+Row run(RunningServer& s, const std::vector<std::string>& bodies, std::size_t clients) {
   const EngineCounters before = s.server.engine().stats().counters;
   const double predicted_before = s.server.engine().predicted_seconds();
   const std::size_t served_before = s.server.served().size();
@@ -110,7 +98,7 @@ Row run(RunningServer& s, const std::vector<nlohmann::json>& bodies, std::size_t
         httplib::Request req;
         req.method = "POST";
         req.path = "/v1/completions";
-        req.body = bodies[i].dump();
+        req.body = bodies[i];
         req.set_header("Content-Type", "application/json");
         std::string pending;
         req.content_receiver = [&](const char* data, std::size_t n, uint64_t, uint64_t) {
@@ -212,13 +200,13 @@ int main(int argc, char** argv) {
     };
     std::vector<Result> results;
     for (const Openings& kind : kinds) {
-      const std::vector<nlohmann::json> bodies = request_bodies(requests, kind.shared, seed);
+      const std::vector<std::string> bodies = request_bodies(requests, kind.shared, seed);
       settings.engine.reuse_prefixes = one_at_a_time.engine.reuse_prefixes = kind.reuse;
       for (const std::size_t clients : {1, 4, 16, 64}) {
         Result r{clients, kind.name, {}, {}};
         // each server first answers `clients` requests of its own (mixed openings, other
         // seeds) that are not counted: its threads and memory are warm when the row starts
-        const std::vector<nlohmann::json> warm_up = request_bodies(clients, false, seed + 1000000);
+        const std::vector<std::string> warm_up = request_bodies(clients, false, seed + 1000000);
         {
           RunningServer s(model, settings);
           run(s, warm_up, clients);

@@ -19,27 +19,16 @@ namespace tang {
 
 namespace {
 
-const char* const kSharedOpening = "白日依山尽，黄河入海流。欲穷千里目，";  // 18 characters
-
 struct ServerOptions {
   std::size_t requests = 32;  // --requests
 };
 
-// The requests of the load table: openings and acrostics in turn, each with its own seed.
-std::vector<PoemRequest> mixed_requests(const LessonContext& c, std::size_t n) {
-  const char* openings[] = {"", "春风", "明月松间照，", "山"};
-  const char* heads[] = {"春花秋月", "江山如画"};
-  std::vector<PoemRequest> requests(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    PoemRequest& r = requests[i];
+// Lesson 11's requests (load_run.hpp) with the lesson's settings and --length.
+std::vector<PoemRequest> lesson_requests(const LessonContext& c,
+                                         std::vector<PoemRequest> requests) {
+  for (PoemRequest& r : requests) {
     r.settings = writing_settings(c.options);
-    r.seed = c.options.seed + i;
     r.max_chars = c.options.length;
-    if (i % 4 == 3) {
-      r.heads = heads[(i / 4) % 2];
-    } else {
-      r.opening = openings[i % 4];
-    }
   }
   return requests;
 }
@@ -103,7 +92,8 @@ void show_paged_check(LessonContext& c) {
 
 // Part 2: 1, 4 and 16 clients at a time, the cost model beside each.
 void show_clients(LessonContext& c, const ServerOptions& o, const MachineProfile& profile) {
-  const std::vector<PoemRequest> requests = mixed_requests(c, o.requests);
+  const std::vector<PoemRequest> requests =
+      lesson_requests(c, mixed_requests(o.requests, c.options.seed));
   c.out << "\n  " << requests.size() << " requests (openings and acrostics, T "
         << label(requests[0].settings.temperature) << ", top-k " << requests[0].settings.top_k
         << ", seeds " << c.options.seed << " .. " << c.options.seed + requests.size() - 1
@@ -143,13 +133,8 @@ void show_clients(LessonContext& c, const ServerOptions& o, const MachineProfile
 
 // Part 3: sixteen requests with one opening, with and without taking it from the pool.
 void show_shared_opening(LessonContext& c, const MachineProfile& profile) {
-  std::vector<PoemRequest> requests(16);
-  for (std::size_t i = 0; i < requests.size(); ++i) {
-    requests[i].opening = kSharedOpening;
-    requests[i].settings = writing_settings(c.options);
-    requests[i].seed = c.options.seed + i;
-    requests[i].max_chars = c.options.length;
-  }
+  const std::vector<PoemRequest> requests =
+      lesson_requests(c, shared_opening_requests(16, c.options.seed));
   const std::size_t positions =
       c.model.tokenizer().encode("\n" + std::string(kSharedOpening)).size();
   c.out << "\n  16 clients at once, every request opening with " << kSharedOpening << " ("
@@ -182,7 +167,7 @@ void show_shared_opening(LessonContext& c, const MachineProfile& profile) {
 
 // Part 4: a pool of one context and two blocks more, for 16 clients.
 void show_small_pool(LessonContext& c) {
-  const std::vector<PoemRequest> requests = mixed_requests(c, 16);
+  const std::vector<PoemRequest> requests = lesson_requests(c, mixed_requests(16, c.options.seed));
   EngineOptions options;
   const std::size_t one_context = (c.model.config().block_size + 15) / 16;
   options.blocks = one_context + 2;
