@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "07_verse/beam_search.hpp"
 #include "11_server/load_run.hpp"
 #include "11_server/poem_service.hpp"
 #include "errors.hpp"
@@ -18,8 +19,8 @@
 
 namespace {
 
-// Openings, acrostics of 5 and 7 characters a line, greedy and sampled settings, each
-// with its own seed (more varied than lesson 11's mix, load_run.hpp).
+// Openings, acrostics of 5 and 7 characters a line, regular verse, greedy and sampled settings,
+// each with its own seed (more varied than lesson 11's mix, load_run.hpp).
 std::vector<tang::PoemRequest> varied_requests(std::size_t n) {
   const char* openings[] = {"", "春风", "明月松间照，", "白日依山尽，黄河入海流。", "山"};
   const char* heads[] = {"春花秋月", "江山如画"};
@@ -30,6 +31,8 @@ std::vector<tang::PoemRequest> varied_requests(std::size_t n) {
     if (i % 4 == 3) {
       r.heads = heads[i % 2];
       r.line_chars = i % 8 == 3 ? 5 : 7;
+    } else if (i % 10 == 6) {  // lesson 07's regular verse
+      r.verse = tang::verse_forms()[(i / 10) % 4].name;
     } else {
       r.opening = openings[i % 5];
     }
@@ -76,6 +79,37 @@ TEST(PoemEngine, ThirtyTwoAtOnceWriteWhatLessonSixWritesAlone) {
   const tang::EngineStats s = engine.stats();
   EXPECT_GT(s.counters.largest_batch, 8u) << "the texts were written together";
   expect_every_block_back(engine);
+}
+
+// A request with a form and nothing else is lesson 07's regular verse, as its
+// beam search writes it at width 1 (one poem, one draw a character).
+TEST(PoemEngine, RegularVerseIsWhatLessonSevenWritesAtWidthOne) {
+  NEED_SHIPPED_MODEL();
+  tang::PagedEngine engine(model, tang::EngineOptions{});
+  const tang::VerseTables tables = tang::VerseTables::load_shipped();
+  const tang::VerseVocabulary vocab(model.tokenizer(), tables);
+  std::vector<tang::PoemRequest> requests;
+  for (const tang::VerseForm& form : tang::verse_forms()) {
+    for (std::uint64_t seed : {3u, 42u}) {
+      tang::PoemRequest r;
+      r.verse = form.name;
+      r.seed = seed;
+      if (seed == 3) r.settings = {1.0f, 0, 0.9f};
+      requests.push_back(r);
+    }
+  }
+  const std::vector<tang::ServedPoem> served = serve_all(engine, requests);
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const tang::VerseForm form = *tang::form_named(requests[i].verse);
+    tang::VerseConstraint constraint(vocab, form);
+    constraint.with_tones(tang::default_pattern(form)).without_repeats();
+    tang::Rng rng(requests[i].seed);
+    const tang::WrittenVerse lesson07 =
+        tang::write_verse(model, constraint, tang::BeamSettings{1, requests[i].settings}, rng);
+    EXPECT_EQ(served[i].poem + "\n", model.tokenizer().decode(lesson07.tokens)) << form.name;
+    EXPECT_TRUE(served[i].ended) << form.name;
+    EXPECT_EQ(served[i].characters, lesson07.tokens.size() - 1) << "every character streamed";
+  }
 }
 
 TEST(PoemEngine, ASmallPoolPreemptsAndStillWritesTheSamePoems) {
@@ -227,6 +261,14 @@ TEST(PoemEngine, BadRequestsAreNamedBeforeAnyWork) {
   EXPECT_NE(tang::request_problem(r, model.tokenizer()).find("5 or 7"), std::string::npos);
   r.line_chars = 5;
   EXPECT_EQ(tang::request_problem(r, model.tokenizer()), "");
+  r.verse = "五绝";
+  EXPECT_NE(tang::request_problem(r, model.tokenizer()).find("form: regular verse"),
+            std::string::npos);
+  r.heads = "";
+  EXPECT_EQ(tang::request_problem(r, model.tokenizer()), "");
+  r.verse = "六绝";
+  EXPECT_NE(tang::request_problem(r, model.tokenizer()).find("form: lesson 07's regular verse"),
+            std::string::npos);
 }
 
 }  // namespace

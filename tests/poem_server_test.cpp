@@ -166,7 +166,9 @@ TEST(PoemServer, EveryBadRequestGets400NamingTheField) {
       {"three heads", R"({"heads": "春花秋"})", "heads", "4 or 8"},
       {"a head that cannot start a line", R"({"heads": "春花，月"})", "heads",
        "cannot start a line"},
-      {"form without heads", R"({"form": "五绝"})", "form", "goes with heads"},
+      {"a verse form lesson 07 lacks", R"({"form": "六绝"})", "form", "五绝, 七绝, 五律 or 七律"},
+      {"a verse form with a prompt", R"({"form": "五绝", "prompt": "春"})", "form",
+       "give no prompt"},
       {"form of another length", R"({"heads": "春花秋月", "form": "七律"})", "form", "8 lines"},
       {"a body over the limit", "{\"prompt\": \"" + std::string(9000, ' ') + "\"}", "body",
        "larger than 8192 bytes"},
@@ -195,6 +197,8 @@ TEST(PoemServer, ABodyReadsBackAsItsRequest) {
   requests[3].line_chars = 5;  // an acrostic of 五言 lines: written with a form
   requests[1].settings = {1.3f, 0, 0.75f};
   requests[2].max_chars = 9;
+  requests[4] = {};
+  requests[4].verse = "七律";  // lesson 07's regular verse: a form without heads
   for (const tang::PoemRequest& r : requests) {
     const std::string body = tang::completion_body({r, true});
     const tang::ParsedRequest back = tang::parse_completion_request(body, model.tokenizer());
@@ -204,6 +208,7 @@ TEST(PoemServer, ABodyReadsBackAsItsRequest) {
     EXPECT_EQ(b.opening, r.opening) << body;
     EXPECT_EQ(b.heads, r.heads) << body;
     EXPECT_EQ(b.line_chars, r.line_chars) << body;
+    EXPECT_EQ(b.verse, r.verse) << body;
     EXPECT_EQ(b.seed, r.seed) << body;
     EXPECT_EQ(b.max_chars, r.max_chars) << body;
     EXPECT_EQ(b.settings.temperature, r.settings.temperature) << body;
@@ -227,6 +232,9 @@ TEST(PoemServer, ThirtyTwoStreamsAtOnceAreLessonSixsPoems) {
       bodies[i]["form"] = "五绝";
       requests[i].heads = "江山如画";
       requests[i].line_chars = 5;
+    } else if (i % 8 == 5) {  // lesson 07's regular verse
+      bodies[i]["form"] = "七绝";
+      requests[i].verse = "七绝";
     } else {
       bodies[i]["prompt"] = openings[i % 4];
       requests[i].opening = openings[i % 4];

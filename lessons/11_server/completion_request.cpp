@@ -70,8 +70,9 @@ ParsedRequest parse_completion_request(std::string_view body, const Tokenizer& t
                     "top_p, seed, stream, heads, form)");
     }
   }
-  if (!form.empty()) {
-    if (r.poem.heads.empty()) return refuse("form", "goes with heads (an acrostic)");
+  if (!form.empty() && r.poem.heads.empty()) {
+    r.poem.verse = form;  // lesson 07's regular verse: request_problem checks the name
+  } else if (!form.empty()) {
     const std::size_t heads = utf8_split(r.poem.heads).size();
     const bool five = form == "五绝" || form == "五律", seven = form == "七绝" || form == "七律";
     if (!five && !seven) return refuse("form", "must be 五绝, 七绝, 五律 or 七律");
@@ -97,7 +98,9 @@ std::string completion_body(const CompletionRequest& request) {
                {"top_p", r.settings.top_p},
                {"seed", r.seed},
                {"stream", request.stream}};
-  if (r.heads.empty()) {
+  if (!r.verse.empty()) {
+    body["form"] = r.verse;
+  } else if (r.heads.empty()) {
     body["prompt"] = r.opening;
   } else {
     body["heads"] = r.heads;

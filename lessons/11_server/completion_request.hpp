@@ -11,8 +11,10 @@
 //   seed         integer  in [0, 2^64 - 1] (default 42)
 //   stream       boolean  Server-Sent Events, one per character (default false)
 //   heads        string   an acrostic instead: 4 or 8 head characters
-//   form         string   the acrostic's form: 五绝 or 七绝 (4 heads), 五律 or 七律 (8);
-//                         without it 7 characters a line
+//   form         string   五绝, 七绝, 五律 or 七律: with heads, the acrostic's form (4 heads
+//                         for 绝, 8 for 律; without form 7 characters a line); without
+//                         heads (and without prompt), lesson 07's regular verse of that
+//                         form: tones, rhyme and no repeated character
 //   model        string   accepted and ignored, as clients send it
 //
 // Anything else is refused, naming the field: another field, a wrong type, a
@@ -52,7 +54,8 @@ struct ParsedRequest {
 ParsedRequest parse_completion_request(std::string_view body, const Tokenizer& tokenizer);
 
 // The body that asks for `request` (what parse_completion_request reads back):
-// every field written out, `form` only for an acrostic of 5 characters a line.
+// every field written out, `form` only for regular verse and for an acrostic
+// of 5 characters a line.
 std::string completion_body(const CompletionRequest& request);
 
 }  // namespace tang

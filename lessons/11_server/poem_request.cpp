@@ -1,6 +1,7 @@
 #include "11_server/poem_request.hpp"
 
-#include "options.hpp"  // can_head_a_line
+#include "07_verse/verse_form.hpp"  // form_named
+#include "options.hpp"              // can_head_a_line
 #include "utf8.hpp"
 
 namespace tang {
@@ -8,6 +9,14 @@ namespace tang {
 std::string request_problem(const PoemRequest& request, const Tokenizer& tokenizer) {
   if (!request.heads.empty() && !request.opening.empty())
     return "heads: give an opening or heads, not both";
+  if (!request.verse.empty()) {
+    if (!form_named(request.verse))
+      return "form: lesson 07's regular verse is 五绝, 七绝, 五律 or 七律 (got '" + request.verse +
+             "')";
+    if (!request.opening.empty() || !request.heads.empty())
+      return "form: regular verse is written from its first character: give no prompt (or "
+             "heads, for an acrostic of that form)";
+  }
   for (const std::string& c : utf8_split(request.opening)) {
     if (c == "\n") return "prompt: a poem's opening has no newline";
     if (!tokenizer.find(c))
