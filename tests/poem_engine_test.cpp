@@ -12,6 +12,7 @@
 #include "07_verse/beam_search.hpp"
 #include "11_server/load_run.hpp"
 #include "11_server/poem_service.hpp"
+#include "11_server/step_overhead.hpp"
 #include "errors.hpp"
 #include "options.hpp"
 #include "shipped_model.hpp"
@@ -237,6 +238,58 @@ TEST(PoemEngine, AFullEngineRefusesAndAStoppedOneTakesNothing) {
   engine.close(*b);
   EXPECT_FALSE(engine.open());
   EXPECT_GE(engine.stats().counters.texts_refused, 2u);
+}
+
+// A served step is predicted as its forward passes plus the overhead for the
+// texts it answers: with a free forward and 1 ms a text, the prediction is the
+// texts answered, in ms.
+TEST(PoemEngine, EachStepIsPredictedAsItsForwardPlusItsOverhead) {
+  NEED_SHIPPED_MODEL();
+  tang::EngineOptions options;
+  options.predict_ms = [](const tang::StepWork&) { return 0.0; };
+  options.step_overhead_ms = [](std::size_t texts) { return double(texts); };
+  tang::PagedEngine engine(model, options);
+  serve_all(engine, varied_requests(8));
+  const tang::EngineCounters c = engine.stats().counters;
+  EXPECT_GT(c.answers, c.steps) << "some steps answered several texts";
+  EXPECT_NEAR(engine.predicted_seconds(), double(c.answers) / 1000, 1e-9);
+  EXPECT_NEAR(engine.predicted_overhead_seconds(), double(c.answers) / 1000, 1e-9);
+}
+
+TEST(StepOverhead, IsLinearBetweenItsPointsAndFlatBeyond) {
+  const tang::StepOverhead o{{{1, 0.1}, {4, 0.25}, {16, 0.85}}};
+  EXPECT_DOUBLE_EQ(o.ms(1), 0.1);
+  EXPECT_DOUBLE_EQ(o.ms(0.5), 0.1);
+  EXPECT_DOUBLE_EQ(o.ms(2.5), 0.175);
+  EXPECT_DOUBLE_EQ(o.ms(10), 0.55);
+  EXPECT_DOUBLE_EQ(o.ms(64), 0.85);
+  EXPECT_EQ(tang::StepOverhead{}.ms(3), 0.0);
+}
+
+// The overhead of a step: the run's time less its forward passes, over its
+// steps, at the run's mean texts a step; measured on a one-layer model of our vocabulary.
+TEST(StepOverhead, IsTheRunsTimeLessItsForwardPassesOverItsSteps) {
+  NEED_SHIPPED_MODEL();
+  std::vector<std::size_t> asked;
+  const tang::StepOverhead o =
+      tang::measure_step_overhead(model, [&](const tang::GPT& tiny, std::size_t clients) {
+        EXPECT_EQ(tiny.config().n_layer, 1u);
+        EXPECT_EQ(tiny.config().vocab_size, model.config().vocab_size);
+        asked.push_back(clients);
+        tang::OverheadRun run;
+        run.seconds = 0.5 + 0.01 * double(clients);
+        run.counters.compute_seconds = 0.25;
+        run.counters.steps = 100;
+        run.counters.answers = 100 * clients;
+        return run;
+      });
+  EXPECT_EQ(asked.size(), std::size(tang::kOverheadClients) + 1) << "one warm-up run first";
+  ASSERT_EQ(o.ms_at.size(), std::size(tang::kOverheadClients));
+  for (std::size_t i = 0; i < o.ms_at.size(); ++i) {
+    const double clients = double(tang::kOverheadClients[i]);
+    EXPECT_DOUBLE_EQ(o.ms_at[i].first, clients);
+    EXPECT_NEAR(o.ms_at[i].second, 1000 * (0.25 + 0.01 * clients) / 100, 1e-9);
+  }
 }
 
 TEST(PoemEngine, BadRequestsAreNamedBeforeAnyWork) {

@@ -164,6 +164,11 @@ double PagedEngine::predicted_seconds() const {
   return predicted_after_.back();
 }
 
+double PagedEngine::predicted_overhead_seconds() const {
+  std::lock_guard lock(mutex_);
+  return predicted_overhead_;
+}
+
 std::vector<StepWork> PagedEngine::work() const {
   std::lock_guard lock(mutex_);
   return work_log_;
@@ -433,10 +438,16 @@ std::vector<PagedEngine::Text*> PagedEngine::finish_step(Plan& plan) {
   if (options_.predict_ms) {  // the predicted time of steps 1 .. counters_.steps
     double ms = 0;
     for (const StepWork& w : works) ms += options_.predict_ms(w);
+    if (options_.step_overhead_ms) {
+      const double overhead_ms = options_.step_overhead_ms(done.size());
+      ms += overhead_ms;
+      predicted_overhead_ += overhead_ms / 1000;
+    }
     predicted_after_.push_back(predicted_after_.back() + ms / 1000);
   }
   for (Text* t : done) {
     if (t->cancelled || t->closed) continue;
+    ++counters_.answers;
     if (!t->answered_once) t->first_answer = counters_.steps, t->answered_once = true;
     t->last_answer = counters_.steps;
     t->answered = true;

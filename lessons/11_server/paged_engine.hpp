@@ -58,6 +58,9 @@ struct EngineOptions {
   // The cost model (06_kvcache/step_cost.hpp): the time a forward pass of this
   // work should take. Given, every text's times are predicted too (predicted()).
   std::function<double(const StepWork&)> predict_ms;
+  // And what a step answering this many texts costs besides its forward passes
+  // (the writers' draws, the hand-offs: step_overhead.hpp), added to each step.
+  std::function<double(std::size_t texts)> step_overhead_ms;
 };
 
 // What the cost model says a text's times should have been: the predicted time
@@ -72,6 +75,7 @@ struct EngineCounters {
   std::size_t batched_steps = 0;  // of them, with a batched step
   std::size_t batched_rows = 0;   // texts in those batched steps, all together
   std::size_t largest_batch = 0;
+  std::size_t answers = 0;            // calls answered, all steps together
   std::size_t prefills = 0;           // openings computed (a preempted text counts again)
   std::size_t prefill_positions = 0;  // positions the openings asked for
   std::size_t reused_positions = 0;   // of them, taken from the pool instead of computed
@@ -125,8 +129,10 @@ class PagedEngine {
   std::vector<StepWork> work() const;
   // The predicted times of an open text (nothing without predict_ms).
   std::optional<PredictedTimes> predicted(TextId text) const;
-  // The predicted time of every step so far (nothing without predict_ms).
+  // The predicted time of every step so far (nothing without predict_ms), and
+  // of it the overhead's part (step_overhead_ms).
   double predicted_seconds() const;
+  double predicted_overhead_seconds() const;
   const EngineOptions& options() const { return options_; }
   const GPT& model() const { return model_; }
 
@@ -157,6 +163,7 @@ class PagedEngine {
   PoolCounts pool_counts_;
   std::vector<StepWork> work_log_;
   std::vector<double> predicted_after_ = {0};  // (steps + 1) the predicted seconds of steps 1 .. i
+  double predicted_overhead_ = 0;              // the overhead's part of predicted_after_.back()
   std::thread thread_;                         // last: starts when everything above is ready
 };
 

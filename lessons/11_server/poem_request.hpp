@@ -13,8 +13,8 @@ struct PoemRequest {
   std::string opening;         // the poem starts with it ("" for none)
   std::string heads;           // or: an acrostic, one head character per line
   std::size_t line_chars = 7;  // the acrostic's characters a line, head included: 5 or 7
-  std::string verse;           // or: lesson 07's regular verse of this form (五绝, 七绝, 五律,
-                               // 七律), tones, rhyme and no repeats, written from its start
+  std::string verse;  // or: lesson 07's regular verse of this form (五绝, 七绝, 五律,
+                      // 七律), tones, rhyme and no repeats, written from its start
   SamplingSettings settings{0.8f, 20, 1.0f};  // lessons 04-06's: T 0.8, top-k 20, top-p off
   std::uint64_t seed = 42;
   std::size_t max_chars = 64;  // new characters at most (not for an acrostic)

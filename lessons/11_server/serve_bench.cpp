@@ -31,6 +31,7 @@
 #include "11_server/completion_request.hpp"  // completion_body
 #include "11_server/load_run.hpp"            // percentile, the requests
 #include "11_server/poem_http.hpp"
+#include "11_server/step_overhead.hpp"
 #include "checkpoint.hpp"
 #include "errors.hpp"
 #include "program.hpp"
@@ -72,7 +73,8 @@ struct Row {
   double seconds = 0;
   std::size_t characters = 0, failed = 0;
   std::vector<double> first, per_character;
-  double predicted_seconds = 0;
+  double predicted_seconds = 0,
+         predicted_overhead_seconds = 0;  // the steps', and of it the overhead's
   std::vector<double> predicted_first, predicted_per_character;
   EngineCounters counters;
   double chars_per_second() const { return double(characters) / seconds; }
@@ -82,6 +84,7 @@ struct Row {
 Row run(RunningServer& s, const std::vector<std::string>& bodies, std::size_t clients) {
   const EngineCounters before = s.server.engine().stats().counters;
   const double predicted_before = s.server.engine().predicted_seconds();
+  const double predicted_overhead_before = s.server.engine().predicted_overhead_seconds();
   const std::size_t served_before = s.server.served().size();
   std::vector<Seen> seen(bodies.size());
   std::atomic<std::size_t> next = 0;
@@ -129,6 +132,8 @@ Row run(RunningServer& s, const std::vector<std::string>& bodies, std::size_t cl
       row.per_character.push_back((x.last - x.first) / double(x.characters - 1));
   }
   row.predicted_seconds = s.server.engine().predicted_seconds() - predicted_before;
+  row.predicted_overhead_seconds =
+      s.server.engine().predicted_overhead_seconds() - predicted_overhead_before;
   const std::vector<ServedPoem> served = s.server.served();
   for (std::size_t i = served_before; i < served.size(); ++i) {
     const ServedPoem& p = served[i];
@@ -144,6 +149,8 @@ Row run(RunningServer& s, const std::vector<std::string>& bodies, std::size_t cl
   row.counters.batched_steps = after.batched_steps - before.batched_steps;
   row.counters.prefix_hits = after.prefix_hits - before.prefix_hits;
   row.counters.compute_seconds = after.compute_seconds - before.compute_seconds;
+  row.counters.steps = after.steps - before.steps;
+  row.counters.answers = after.answers - before.answers;
   row.counters.most_blocks_in_use = after.most_blocks_in_use;  // its warm-up's and its own
   return row;
 }
@@ -171,9 +178,18 @@ int main(int argc, char** argv) {
     ServerSettings settings;
     settings.port = 0;
     settings.web_dir = TANG_WEB_DIR;
-    settings.engine.predict_ms = [config = model.config(), profile](const StepWork& w) {
-      return predict_plain_step(config, w, profile).total_ms();
-    };
+    // what a step costs besides the model, over HTTP to clients in this process
+    const StepOverhead overhead =
+        measure_step_overhead(model, [&](const GPT& tiny, std::size_t clients) {
+          RunningServer s(tiny, settings);
+          std::vector<std::string> bodies;
+          for (const PoemRequest& r : overhead_requests(clients))
+            bodies.push_back(completion_body({r, true}));
+          run(s, bodies, clients);  // warm, as every row's server is
+          const Row row = run(s, bodies, clients);
+          return OverheadRun{row.seconds, row.counters};
+        });
+    predict_served_steps(settings.engine, model.config(), profile, overhead);
     ServerSettings one_at_a_time = settings;
     one_at_a_time.engine.max_batch = 1;
     std::ofstream table;
@@ -185,7 +201,12 @@ int main(int argc, char** argv) {
     }
     std::cout << "serve_bench: " << requests
               << " streamed requests a row over HTTP, to poem_server in this process; the\n"
-                 "cost model's predictions from this machine's profile.\n";
+                 "cost model's predictions from this machine's profile.\n\n"
+                 "What a step costs besides the model (the writers' draws, the hand-offs, the "
+                 "events sent and read),\nmeasured over HTTP with our vocabulary on one layer 4 "
+                 "wide, its forward passes taken out:\n ";
+    for (const auto& [texts, ms] : overhead.ms_at) std::printf(" %.1f texts %.3f ms;", texts, ms);
+    std::cout << "\n";
     // the requests: mixed openings; one shared opening; the same without taking it from the pool
     struct Openings {
       const char* name;
@@ -224,22 +245,27 @@ int main(int argc, char** argv) {
     }
     char line[320];
     std::cout
-        << "\nThroughput: all the characters over the row's time; the steps' compute as the "
-           "cost model predicts\nit and as the engine measured it; the same server with a "
-           "batch of one (one request at a time):\n"
-           "  clients  openings   chars/s predicted  measured  measured/predicted   compute s "
-           "predicted  measured   one at a time  x one   mean batch\n";
+        << "\nThroughput: all the characters over the row's time. The row's time as the cost "
+           "model predicts it\nand as measured: the forward passes (lesson 06's cost model; "
+           "timed by the engine) and the rest\n(the overhead above, for each step's texts; the "
+           "row's time less the forward passes). The same\nserver with a batch of one (one "
+           "request at a time) beside:\n"
+           "  clients  openings   chars/s predicted  measured  measured/predicted   forward s "
+           "predicted  measured   besides s predicted  measured   one at a time  x one   mean "
+           "batch\n";
     for (const Result& r : results) {
       const Row& b = r.batched;
       const double predicted = double(b.characters) / b.predicted_seconds;
-      std::snprintf(
-          line, sizeof line,
-          "  %7zu  %-9s  %17.0f  %8.0f  %18.2f   %19.3f  %8.3f   %13.0f  %5.2f   %10.1f\n",
-          r.clients, r.openings, predicted, b.chars_per_second(), b.chars_per_second() / predicted,
-          b.predicted_seconds, b.counters.compute_seconds, r.single.chars_per_second(),
-          b.chars_per_second() / r.single.chars_per_second(),
-          double(b.counters.batched_rows) /
-              double(std::max<std::size_t>(1, b.counters.batched_steps)));
+      std::snprintf(line, sizeof line,
+                    "  %7zu  %-9s  %17.0f  %8.0f  %18.2f   %19.3f  %8.3f   %19.3f  %8.3f   %13.0f  "
+                    "%5.2f   %10.1f\n",
+                    r.clients, r.openings, predicted, b.chars_per_second(),
+                    b.chars_per_second() / predicted,
+                    b.predicted_seconds - b.predicted_overhead_seconds, b.counters.compute_seconds,
+                    b.predicted_overhead_seconds, b.seconds - b.counters.compute_seconds,
+                    r.single.chars_per_second(), b.chars_per_second() / r.single.chars_per_second(),
+                    double(b.counters.batched_rows) /
+                        double(std::max<std::size_t>(1, b.counters.batched_steps)));
       std::cout << line;
     }
     std::cout << "\nLatency, from the client's side, in ms (the cost model's p50 in brackets): "

@@ -12,6 +12,7 @@
 #include "06_kvcache/step_cost.hpp"
 #include "11_server/load_run.hpp"
 #include "11_server/paged_forward.hpp"
+#include "11_server/step_overhead.hpp"
 #include "number_text.hpp"
 #include "utf8.hpp"
 
@@ -33,11 +34,19 @@ std::vector<PoemRequest> lesson_requests(const LessonContext& c,
   return requests;
 }
 
-EngineOptions engine_options(const GPTConfig& config, const MachineProfile& profile) {
+// What a step costs besides the model, with clients in this process (step_overhead.hpp).
+StepOverhead overhead_in_process(const GPT& model) {
+  return measure_step_overhead(model, [](const GPT& tiny, std::size_t clients) {
+    PagedEngine engine(tiny, EngineOptions{});
+    const LoadRun run = run_clients(engine, overhead_requests(clients), clients);
+    return OverheadRun{run.seconds, engine.stats().counters};
+  });
+}
+
+EngineOptions engine_options(const GPTConfig& config, const MachineProfile& profile,
+                             const StepOverhead& overhead) {
   EngineOptions o;
-  o.predict_ms = [config, profile](const StepWork& w) {
-    return predict_plain_step(config, w, profile).total_ms();
-  };
+  predict_served_steps(o, config, profile, overhead);
   return o;
 }
 
@@ -90,25 +99,39 @@ void show_paged_check(LessonContext& c) {
   }
 }
 
+// The cost model of a served step: lesson 06's for the forward passes, and the
+// overhead measured here for the rest.
+struct ServedCost {
+  MachineProfile profile;
+  StepOverhead overhead;
+};
+
 // Part 2: 1, 4 and 16 clients at a time, the cost model beside each.
-void show_clients(LessonContext& c, const ServerOptions& o, const MachineProfile& profile) {
+void show_clients(LessonContext& c, const ServerOptions& o, const ServedCost& cost) {
   const std::vector<PoemRequest> requests =
       lesson_requests(c, mixed_requests(o.requests, c.options.seed));
-  c.out << "\n  " << requests.size() << " requests (openings and acrostics, T "
+  c.out << "\n  What a step costs besides the model (the writers' draws, the hand-offs between "
+           "threads), measured\n  with our vocabulary on one layer 4 wide, its forward passes "
+           "taken out (step_overhead.hpp):\n   ";
+  for (const auto& [texts, ms] : cost.overhead.ms_at)
+    c.out << " " << fixed(texts, 1) << " texts " << fixed(ms, 3) << " ms;";
+  c.out << "\n\n  " << requests.size() << " requests (openings and acrostics, T "
         << label(requests[0].settings.temperature) << ", top-k " << requests[0].settings.top_k
         << ", seeds " << c.options.seed << " .. " << c.options.seed + requests.size() - 1
         << "), sent by clients that each send the next\n  as soon as theirs is answered. One "
-           "client is one request at a time; each step is predicted by the cost model\n"
-           "  (lesson 06's, for the work the step did) and measured:\n"
-           "    clients  steps  mean batch   compute s predicted  measured   chars/s predicted  "
-           "measured  measured/predicted   ms/char p50 predicted  measured   p95   same as "
-           "lesson 06\n";
-  char line[240];
+           "client is one request at a time. Each step predicted as its\n  forward passes "
+           "(lesson 06's cost model) plus the overhead at its number of texts, and measured:\n"
+           "    clients  steps  mean batch   forward s predicted  measured   besides s predicted  "
+           "measured   chars/s predicted  measured  measured/predicted   ms/char p50 predicted  "
+           "measured   p95   same as lesson 06\n";
+  char line[300];
   for (const std::size_t clients : {1, 4, 16}) {
-    PagedEngine engine(c.model, engine_options(c.model.config(), profile));
+    PagedEngine engine(c.model, engine_options(c.model.config(), cost.profile, cost.overhead));
     const LoadRun run = run_clients(engine, requests, clients);
     const EngineStats s = engine.stats();
-    const double predicted_cps = double(run.characters) / engine.predicted_seconds();
+    const double predicted = engine.predicted_seconds();
+    const double predicted_besides = engine.predicted_overhead_seconds();
+    const double predicted_cps = double(run.characters) / predicted;
     std::vector<double> predicted_per_char;
     for (const ServedPoem& p : run.served) {
       if (p.characters > 1)
@@ -116,23 +139,24 @@ void show_clients(LessonContext& c, const ServerOptions& o, const MachineProfile
                                      double(p.characters - 1));
     }
     const std::vector<double> per_char = seconds_per_character(run.served);
-    std::snprintf(line, sizeof line,
-                  "    %7zu  %5zu  %10.1f   %19.3f  %8.3f   %17.0f  %8.0f  %18.2f   %21.2f  %8.2f  "
-                  "%4.2f   %zu of %zu\n",
-                  clients, s.counters.steps,
-                  double(s.counters.batched_rows) / double(s.counters.batched_steps),
-                  engine.predicted_seconds(), s.counters.compute_seconds, predicted_cps,
-                  run.chars_per_second(), run.chars_per_second() / predicted_cps,
-                  1000 * percentile(predicted_per_char, 50), 1000 * percentile(per_char, 50),
-                  1000 * percentile(per_char, 95), same_as_alone(c.model, requests, run),
-                  requests.size());
+    std::snprintf(
+        line, sizeof line,
+        "    %7zu  %5zu  %10.1f   %19.3f  %8.3f   %19.3f  %8.3f   %17.0f  %8.0f  %18.2f   "
+        "%21.2f  %8.2f  %4.2f   %zu of %zu\n",
+        clients, s.counters.steps,
+        double(s.counters.batched_rows) / double(s.counters.batched_steps),
+        predicted - predicted_besides, s.counters.compute_seconds, predicted_besides,
+        run.seconds - s.counters.compute_seconds, predicted_cps, run.chars_per_second(),
+        run.chars_per_second() / predicted_cps, 1000 * percentile(predicted_per_char, 50),
+        1000 * percentile(per_char, 50), 1000 * percentile(per_char, 95),
+        same_as_alone(c.model, requests, run), requests.size());
     c.out << line;
     c.out.flush();
   }
 }
 
 // Part 3: sixteen requests with one opening, with and without taking it from the pool.
-void show_shared_opening(LessonContext& c, const MachineProfile& profile) {
+void show_shared_opening(LessonContext& c, const ServedCost& cost) {
   const std::vector<PoemRequest> requests =
       lesson_requests(c, shared_opening_requests(16, c.options.seed));
   const std::size_t positions =
@@ -144,7 +168,7 @@ void show_shared_opening(LessonContext& c, const MachineProfile& profile) {
            "   first char p50 predicted  measured   p95\n";
   char line[200];
   for (const bool reuse : {false, true}) {
-    EngineOptions options = engine_options(c.model.config(), profile);
+    EngineOptions options = engine_options(c.model.config(), cost.profile, cost.overhead);
     options.reuse_prefixes = reuse;
     PagedEngine engine(c.model, options);
     const LoadRun run = run_clients(engine, requests, requests.size());
@@ -218,13 +242,15 @@ void show_server(LessonContext& c, const ServerOptions& o) {
            "finds them), and one batched step a time serves every\ntext in flight: a request "
            "joins at the next step and leaves at once.\n";
   show_paged_check(c);
-  const MachineProfile profile = load_or_measure_profile(
-      default_profile_path(), std::vector{plain_fp32_loop()}, [&](const std::string& note) {
-        c.out << "(" << note << ")\n";
-        c.out.flush();
-      });
-  show_clients(c, o, profile);
-  show_shared_opening(c, profile);
+  ServedCost cost;
+  cost.profile = load_or_measure_profile(default_profile_path(), std::vector{plain_fp32_loop()},
+                                         [&](const std::string& note) {
+                                           c.out << "(" << note << ")\n";
+                                           c.out.flush();
+                                         });
+  cost.overhead = overhead_in_process(c.model);
+  show_clients(c, o, cost);
+  show_shared_opening(c, cost);
   show_small_pool(c);
   show_stream(c);
   c.out << "\n  The same engine over HTTP: build/release/lessons/11_server/poem_server --port 8080,"
