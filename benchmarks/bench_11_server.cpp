@@ -6,16 +6,21 @@
 //                                     tables (paged_forward.hpp), the blocks of the
 //                                     texts interleaved in one pool: the forward pass
 //                                     of the engine's step, nothing else
+//   lesson11/paged_step_cold/plain/B:b  the same step after 64 MB were swept through
+//                                     the caches (outside the clock): its weights and
+//                                     cache come from main memory, as far colder as a
+//                                     step can find them
 //   lesson11/engine/plain/clients:b   the engine itself: b writers at once, each
 //                                     writing 24 characters after an empty opening
 //                                     (T 0.8, top-k 20, each its seed) through
 //                                     serve_poem, in-process; per character served
-//                                     (chars_per_s) and per step (step_us)
+//                                     (chars_per_s) and per step (step_us), and the
+//                                     forward passes' time a step (forward_us)
 // Every row has a prediction: paged_step's is lesson 06's cost model for the
 // work (06_kvcache/step_cost.hpp, no draw: the row draws nothing), engine's is
 // the engine's own (the forward passes plus the step overhead measured with a
 // one-layer model, step_overhead.hpp), as predicted_steps_per_s or
-// predicted_chars_per_s.
+// predicted_chars_per_s (and predicted_forward_us).
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,7 +44,7 @@ const MachineProfile& profile() {
   return p;
 }
 
-void BM_paged_step(benchmark::State& state, std::size_t B) {
+void BM_paged_step(benchmark::State& state, std::size_t B, bool cold) {
   const GPT& model = bench::course_model();
   const GPTConfig& config = model.config();
   const std::size_t cached = 63, block = 16;
@@ -71,9 +76,23 @@ void BM_paged_step(benchmark::State& state, std::size_t B) {
     return logits;
   };
   step();
-  bench::StepClock clock(state);
-  for (auto _ : state) benchmark::DoNotOptimize(step().data());
-  clock.finish(state, 1.0, "steps_per_s", false);
+  if (cold) {  // 64 MB swept before each step, outside the clock: the weights come from memory
+    std::vector<float> sweep(16 << 20, 1.0f);
+    double seconds = 0;
+    for (auto _ : state) {
+      for (std::size_t i = 0; i < sweep.size(); i += 16) sweep[i] += 1.0f;  // a line each
+      benchmark::DoNotOptimize(sweep.data());
+      const auto start = std::chrono::steady_clock::now();
+      benchmark::DoNotOptimize(step().data());
+      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    state.counters["steps_per_s"] = double(state.iterations()) / seconds;
+    state.counters["step_us"] = 1e6 * seconds / double(state.iterations());
+  } else {
+    bench::StepClock clock(state);
+    for (auto _ : state) benchmark::DoNotOptimize(step().data());
+    clock.finish(state, 1.0, "steps_per_s", false);
+  }
   StepWork work = batch_step(B, cached);
   work.draws = 0;
   state.counters["predicted_steps_per_s"] =
@@ -97,25 +116,35 @@ void BM_engine(benchmark::State& state, std::size_t clients) {
   for (std::size_t i = 0; i < clients; ++i) requests[i].seed = 42 + i, requests[i].max_chars = 24;
   EngineOptions options;
   predict_served_steps(options, model.config(), profile(), overhead());
-  double seconds = 0, predicted = 0, characters = 0, steps = 0;
+  double seconds = 0, predicted = 0, characters = 0, steps = 0, forward = 0, predicted_forward = 0;
   for (auto _ : state) {
     PagedEngine engine(model, options);
     const LoadRun run = run_clients(engine, requests, clients);
+    const EngineCounters k = engine.stats().counters;
     seconds += run.seconds;
     predicted += engine.predicted_seconds();
     characters += double(run.characters);
-    steps += double(engine.stats().counters.steps);
+    steps += double(k.steps);
+    forward += k.compute_seconds;
+    predicted_forward += engine.predicted_seconds() - engine.predicted_overhead_seconds();
   }
   state.counters["chars_per_s"] = characters / seconds;
   state.counters["step_us"] = 1e6 * seconds / steps;
   state.counters["predicted_chars_per_s"] = characters / predicted;
+  // the forward passes alone: in a server, each step finds the caches colder than a loop does
+  state.counters["forward_us"] = 1e6 * forward / steps;
+  state.counters["predicted_forward_us"] = 1e6 * predicted_forward / steps;
 }
 
 void register_lesson() {
   for (const std::size_t B : {1, 4, 16, 64}) {
-    bench::register_row("lesson11/paged_step/plain/B:" + std::to_string(B), BM_paged_step, B)
-        ->UseRealTime()
-        ->Unit(benchmark::kMicrosecond);
+    for (const bool cold : {false, true}) {
+      bench::register_row("lesson11/paged_step" + std::string(cold ? "_cold" : "") +
+                              "/plain/B:" + std::to_string(B),
+                          BM_paged_step, B, cold)
+          ->UseRealTime()
+          ->Unit(benchmark::kMicrosecond);
+    }
   }
   for (const std::size_t clients : {1, 4, 16, 64}) {
     bench::register_row("lesson11/engine/plain/clients:" + std::to_string(clients), BM_engine,

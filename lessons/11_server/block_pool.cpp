@@ -13,6 +13,10 @@ BlockPool::BlockPool(const GPTConfig& config, std::size_t blocks, std::size_t bl
       values_(Tensor<3>::from_shape({config.n_layer, blocks * block_size, config.n_embd})),
       blocks_(blocks) {
   if (blocks == 0 || block_size == 0) throw std::invalid_argument("BlockPool: no room");
+  // Touch every page now: the system maps a page at its first write, and a step that
+  // wrote the first position of a page would pay for it (several per step, in a batch).
+  keys_.fill(0.0f);
+  values_.fill(0.0f);
   for (std::size_t b = blocks; b-- > 0;) free_.push_back(static_cast<BlockId>(b));  // 0 first
 }
 

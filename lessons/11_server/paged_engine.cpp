@@ -58,6 +58,7 @@ PagedEngine::PagedEngine(const GPT& model, const EngineOptions& options)
   }
   if (options.max_batch == 0 || options.prefill_chunk == 0 || options.max_texts == 0)
     throw std::invalid_argument("PagedEngine: max_batch, prefill_chunk and max_texts must be > 0");
+  acts_.logits.fill(0.0f);  // its pages mapped now, as the pool's (block_pool.cpp)
   pool_counts_ = pool_.counts();
   thread_ = std::thread([this] { run(); });
 }
