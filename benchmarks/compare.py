@@ -63,7 +63,7 @@ def load_program(path):
         data = json.load(f)
     medians, iterations, order = {}, {}, []
     for b in data.get("benchmarks", []):
-        name = b.get("run_name", b["name"]).replace("/real_time", "")
+        name = b.get("run_name", b["name"]).replace("/real_time", "").replace("/manual_time", "")
         if name not in order:
             order.append(name)
         entry = {k: v for k, v in b.items() if isinstance(v, (int, float))}
