@@ -256,6 +256,47 @@ TEST(PoemEngine, EachStepIsPredictedAsItsForwardPlusItsOverhead) {
   EXPECT_NEAR(engine.predicted_overhead_seconds(), double(c.answers) / 1000, 1e-9);
 }
 
+// A step that throws (here the cost model's function, once) fails the texts it
+// was for, with that exception, and the engine goes on serving the others.
+TEST(PoemEngine, AFailingStepFailsItsTextsAndTheEngineGoesOn) {
+  NEED_SHIPPED_MODEL();
+  tang::EngineOptions options;
+  std::atomic<int> calls = 0;
+  options.predict_ms = [](const tang::StepWork&) { return 0.0; };
+  options.step_overhead_ms = [&](std::size_t) {
+    if (++calls == 5) throw std::domain_error("the fifth step failed");
+    return 0.0;
+  };
+  tang::PagedEngine engine(model, options);
+  const std::vector<tang::PoemRequest> requests = varied_requests(6);
+  std::vector<std::string> outcome(requests.size());
+  for (const std::size_t first : {0, 3}) {  // three at once, then three more
+    std::vector<std::thread> threads;
+    for (std::size_t i = first; i < first + 3; ++i) {
+      threads.emplace_back([&, i] {
+        try {
+          outcome[i] = tang::serve_poem(engine, requests[i], [](const auto&) { return true; }).poem;
+        } catch (const std::domain_error& e) {
+          outcome[i] = std::string("failed: ") + e.what();
+        }
+      });
+    }
+    for (std::thread& t : threads) t.join();
+  }
+  std::size_t failed = 0;  // the texts of the fifth step (all three, unless one was late)
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (outcome[i] == "failed: the fifth step failed") {
+      ++failed;
+    } else {
+      EXPECT_EQ(outcome[i], tang::write_alone(model, requests[i])) << "request " << i;
+    }
+  }
+  EXPECT_GE(failed, 1u);
+  for (std::size_t i = 3; i < 6; ++i)
+    EXPECT_EQ(outcome[i], tang::write_alone(model, requests[i])) << "request " << i << ", after";
+  expect_every_block_back(engine);
+}
+
 TEST(StepOverhead, IsLinearBetweenItsPointsAndFlatBeyond) {
   const tang::StepOverhead o{{{1, 0.1}, {4, 0.25}, {16, 0.85}}};
   EXPECT_DOUBLE_EQ(o.ms(1), 0.1);

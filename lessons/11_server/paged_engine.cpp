@@ -1,6 +1,7 @@
 #include "11_server/paged_engine.hpp"
 
 #include <algorithm>
+#include <exception>
 
 #include "06_kvcache/kv_cache.hpp"  // step_activations, ModelMatrices
 
@@ -17,7 +18,7 @@ struct PagedEngine::Text {
   bool started = false;  // computing: its cache holds part of its window
   std::size_t arrival = 0, first_answer = 0, last_answer = 0;  // steps done by then
   bool called = false, answered_once = false;
-  std::string failure;             // when a step failed on this text
+  std::exception_ptr failure;      // when a step failed on this text: its call rethrows it
   std::vector<float> logits;       // (V)
   std::condition_variable answer;  // its writer waits here for its logits
 };
@@ -109,9 +110,9 @@ std::span<const float> PagedEngine::next_logits(TextId id, std::span<const Token
   lock.unlock();
   if (wake) work_.notify_one();
   lock.lock();
-  t.answer.wait(lock, [&] { return t.answered || t.cancelled || quitting_ || !t.failure.empty(); });
+  t.answer.wait(lock, [&] { return t.answered || t.cancelled || quitting_ || t.failure; });
   t.pending = false;
-  if (!t.failure.empty()) throw std::runtime_error(t.failure);
+  if (t.failure) std::rethrow_exception(t.failure);
   if (!t.answered) throw Cancelled("the text was cancelled");
   return require_finite(t.logits);
 }
@@ -197,7 +198,13 @@ void PagedEngine::run() {
     // the texts still choosing their character join this step if they call soon
     work_.wait_for(lock, kGatherWait, [&] { return quitting_ || choosing_ == 0; });
     if (quitting_) break;
-    Plan plan = plan_step();
+    Plan plan;
+    try {
+      plan = plan_step();
+    } catch (...) {  // e.g. exercise 11b not written yet: the waiting texts get it, and go
+      fail_waiting(lock, std::current_exception());
+      continue;
+    }
     if (plan.empty()) {  // only closed texts, or every waiting one waits for room
       pool_counts_ = pool_.counts();
       work_.wait_for(lock, std::chrono::milliseconds(1));
@@ -205,21 +212,26 @@ void PagedEngine::run() {
     }
     lock.unlock();
     const auto t0 = std::chrono::steady_clock::now();
-    std::string failure;
+    std::exception_ptr failure;
     try {
       compute(plan);
-    } catch (const std::exception& e) {
-      failure = e.what();
+    } catch (...) {
+      failure = std::current_exception();
     }
     const double seconds = seconds_since(t0);
     lock.lock();
     counters_.compute_seconds += seconds;
     std::vector<Text*> answered;
-    if (!failure.empty()) {  // the texts of this step get the error; the engine goes on
+    if (failure) {  // the texts of this step get the error; the engine goes on
       answered = plan.texts();
       for (Text* t : answered) t->failure = failure, release_all(t->paged, pool_);
     } else {
-      answered = finish_step(plan);
+      try {
+        answered = finish_step(plan);
+      } catch (...) {  // e.g. the cost model's function threw: before any text is answered
+        fail_waiting(lock, std::current_exception());
+        continue;
+      }
     }
     pool_counts_ = pool_.counts();
     counters_.most_blocks_in_use = std::max(counters_.most_blocks_in_use, pool_counts_.in_use);
@@ -227,6 +239,23 @@ void PagedEngine::run() {
     for (Text* t : answered) t->answer.notify_one();
     lock.lock();
   }
+}
+
+// Every text waiting for a step gets `failure` (its call rethrows it) and its
+// blocks go back. Called with the lock held; returns with it held.
+void PagedEngine::fail_waiting(std::unique_lock<std::mutex>& lock, std::exception_ptr failure) {
+  std::vector<Text*> failed;
+  for (auto& [id, t] : texts_) {
+    if (!t->pending || t->answered || t->cancelled || t->closed || t->failure) continue;
+    t->failure = failure;
+    release_all(t->paged, pool_);
+    t->started = false;
+    failed.push_back(t.get());
+  }
+  pool_counts_ = pool_.counts();
+  lock.unlock();
+  for (Text* t : failed) t->answer.notify_one();
+  lock.lock();
 }
 
 // Which texts this step serves. Under the lock; the pool is the step thread's.
@@ -242,7 +271,7 @@ PagedEngine::Plan PagedEngine::plan_step() {
   Plan plan;
   std::vector<Text*> batch, openings;  // one more position each; more than one
   for (auto& [id, t] : texts_) {       // in order of id: the oldest first
-    if (!t->pending || t->answered || t->cancelled || !t->failure.empty()) continue;
+    if (!t->pending || t->answered || t->cancelled || t->failure) continue;
     const std::vector<TokenId>& have = t->paged.tokens;
     const bool extends =
         have.size() < t->window.size() && std::equal(have.begin(), have.end(), t->window.begin());

@@ -29,6 +29,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -113,7 +114,8 @@ class PagedEngine {
   std::optional<TextId> open();
   // The logits (V) of the character after `context` (cropped to the model's
   // context, as lesson 06's predictor does); waits for the step that computes
-  // them. Valid until this text's next call. Throws Cancelled.
+  // them. Valid until this text's next call. Throws Cancelled, or what the
+  // step that was to compute them threw.
   std::span<const float> next_logits(TextId text, std::span<const TokenId> context);
   // The text is done: its blocks go back to the pool at the next step.
   void close(TextId text);
@@ -140,7 +142,8 @@ class PagedEngine {
   struct Text;
   struct Plan;
   void run();
-  Plan plan_step();                            // under the lock
+  Plan plan_step();  // under the lock
+  void fail_waiting(std::unique_lock<std::mutex>& lock, std::exception_ptr failure);
   void compute(Plan& plan);                    // without it
   std::vector<Text*> finish_step(Plan& plan);  // under the lock; the texts it answered
   std::vector<StepWork> step_work(const Plan& plan) const;
