@@ -36,6 +36,7 @@
 #include "06_kvcache/machine_profile.hpp"
 #include "06_kvcache/step_cost.hpp"
 #include "bench_common.hpp"
+#include "bench_profile.hpp"
 #include "bench_writing.hpp"
 #include "ops.hpp"
 
@@ -46,19 +47,10 @@ using namespace tang;
 const SamplingSettings kSettings{0.8f, 20, 1.0f};  // writing_settings() with default flags
 constexpr std::uint64_t kSeed = 42;
 
-// This machine's profile, as lesson 06 reads it.
-const MachineProfile& profile() {
-  static const MachineProfile p = [] {
-    const LoopToMeasure loops[] = {plain_fp32_loop()};
-    return load_or_measure_profile(default_profile_path(), loops, [](const std::string&) {});
-  }();
-  return p;
-}
-
 // One cached step of the lesson's forward at `position`, predicted: `part` of its cost.
 double predicted_per_s(std::size_t position, double (*part)(const StepCost&)) {
-  const StepCost cost =
-      predict_plain_step(bench::course_model().config(), cached_step(position), profile());
+  const StepCost cost = predict_plain_step(bench::course_model().config(), cached_step(position),
+                                           bench::plain_loop_profile());
   return 1e3 / part(cost);
 }
 
@@ -77,7 +69,8 @@ void BM_write_chars(benchmark::State& state, bench::Path path, std::size_t block
     benchmark::DoNotOptimize(text.ids.data());
   }
   clock.finish(state, static_cast<double>(n), "chars_per_s");
-  const double predicted_ms = predict_writing_ms(model.config(), profile(), n, use_cache);
+  const double predicted_ms =
+      predict_writing_ms(model.config(), bench::plain_loop_profile(), n, use_cache);
   state.counters["predicted_chars_per_s"] = 1e3 * static_cast<double>(n) / predicted_ms;
 }
 

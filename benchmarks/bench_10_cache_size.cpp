@@ -21,18 +21,11 @@
 #include "10_cache_size/small_cache.hpp"
 #include "10_cache_size/variant_step_cost.hpp"
 #include "bench_common.hpp"
+#include "bench_profile.hpp"
 
 namespace {
 
 using namespace tang;
-
-const MachineProfile& profile() {
-  static const MachineProfile p = [] {
-    const std::vector<LoopToMeasure> loops = {plain_fp32_loop()};
-    return load_or_measure_profile(default_profile_path(), loops, [](const std::string&) {});
-  }();
-  return p;
-}
 
 // Our model's shape with the variant's attention.
 GPTConfig our_shape(std::size_t kv_heads, std::size_t kv_latent) {
@@ -64,7 +57,7 @@ void BM_step(benchmark::State& state, GPTConfig config, std::size_t B) {
   for (auto _ : state) benchmark::DoNotOptimize(step().data());
   clock.finish(state, 1.0, "steps_per_s", false);
   state.counters["predicted_steps_per_s"] =
-      1e3 / predict_variant_step(config, B, n - 1, profile(), false).total_ms();
+      1e3 / predict_variant_step(config, B, n - 1, bench::plain_loop_profile(), false).total_ms();
 }
 
 struct Variant {
