@@ -31,18 +31,11 @@
 #include "11_server/paged_forward.hpp"
 #include "11_server/step_overhead.hpp"
 #include "bench_common.hpp"
+#include "bench_profile.hpp"
 
 namespace {
 
 using namespace tang;
-
-const MachineProfile& profile() {
-  static const MachineProfile p = [] {
-    const std::vector<LoopToMeasure> loops = {plain_fp32_loop()};
-    return load_or_measure_profile(default_profile_path(), loops, [](const std::string&) {});
-  }();
-  return p;
-}
 
 void BM_paged_step(benchmark::State& state, std::size_t B, bool cold) {
   const GPT& model = bench::course_model();
@@ -99,17 +92,12 @@ void BM_paged_step(benchmark::State& state, std::size_t B, bool cold) {
   StepWork work = batch_step(B, cached);
   work.draws = 0;
   state.counters["predicted_steps_per_s"] =
-      1e3 / predict_plain_step(config, work, profile()).total_ms();
+      1e3 / predict_plain_step(config, work, bench::plain_loop_profile()).total_ms();
 }
 
 // The engine's step overhead, measured once (as lesson 11's section does).
 const StepOverhead& overhead() {
-  static const StepOverhead o =
-      measure_step_overhead(bench::course_model(), [](const GPT& tiny, std::size_t clients) {
-        PagedEngine engine(tiny, EngineOptions{});
-        const LoadRun run = run_clients(engine, overhead_requests(clients), clients);
-        return OverheadRun{run.seconds, engine.stats().counters};
-      });
+  static const StepOverhead o = measure_step_overhead_in_process(bench::course_model());
   return o;
 }
 
@@ -118,7 +106,7 @@ void BM_engine(benchmark::State& state, std::size_t clients) {
   std::vector<PoemRequest> requests(clients);
   for (std::size_t i = 0; i < clients; ++i) requests[i].seed = 42 + i, requests[i].max_chars = 24;
   EngineOptions options;
-  predict_served_steps(options, model.config(), profile(), overhead());
+  predict_served_steps(options, model.config(), bench::plain_loop_profile(), overhead());
   double seconds = 0, predicted = 0, characters = 0, steps = 0, forward = 0, predicted_forward = 0;
   for (auto _ : state) {
     PagedEngine engine(model, options);

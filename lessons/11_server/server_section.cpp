@@ -34,15 +34,6 @@ std::vector<PoemRequest> lesson_requests(const LessonContext& c,
   return requests;
 }
 
-// What a step costs besides the model, with clients in this process (step_overhead.hpp).
-StepOverhead overhead_in_process(const GPT& model) {
-  return measure_step_overhead(model, [](const GPT& tiny, std::size_t clients) {
-    PagedEngine engine(tiny, EngineOptions{});
-    const LoadRun run = run_clients(engine, overhead_requests(clients), clients);
-    return OverheadRun{run.seconds, engine.stats().counters};
-  });
-}
-
 EngineOptions engine_options(const GPTConfig& config, const MachineProfile& profile,
                              const StepOverhead& overhead) {
   EngineOptions o;
@@ -248,7 +239,7 @@ void show_server(LessonContext& c, const ServerOptions& o) {
                                            c.out << "(" << note << ")\n";
                                            c.out.flush();
                                          });
-  cost.overhead = overhead_in_process(c.model);
+  cost.overhead = measure_step_overhead_in_process(c.model);
   show_clients(c, o, cost);
   show_shared_opening(c, cost);
   show_small_pool(c);

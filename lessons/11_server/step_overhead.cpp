@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "06_kvcache/step_cost.hpp"
-#include "11_server/load_run.hpp"  // mixed_requests
+#include "11_server/load_run.hpp"  // mixed_requests, run_clients
 
 namespace tang {
 
@@ -45,6 +45,14 @@ StepOverhead measure_step_overhead(const GPT& model, const RunOverheadClients& r
   }
   std::sort(overhead.ms_at.begin(), overhead.ms_at.end());
   return overhead;
+}
+
+StepOverhead measure_step_overhead_in_process(const GPT& model) {
+  return measure_step_overhead(model, [](const GPT& tiny, std::size_t clients) {
+    PagedEngine engine(tiny, EngineOptions{});
+    const LoadRun run = run_clients(engine, overhead_requests(clients), clients);
+    return OverheadRun{run.seconds, engine.stats().counters};
+  });
 }
 
 void predict_served_steps(EngineOptions& options, const GPTConfig& config,

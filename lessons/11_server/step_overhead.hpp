@@ -54,6 +54,10 @@ GPT overhead_model(const GPT& model);
 // kOverheadClients.
 StepOverhead measure_step_overhead(const GPT& model, const RunOverheadClients& run);
 
+// The same with the clients in this process (run_clients, load_run.hpp), each
+// run on a new engine: what section 11 and bench_11_server predict with.
+StepOverhead measure_step_overhead_in_process(const GPT& model);
+
 // The requests one measuring run sends: 2 a client, openings of lesson 11's
 // mix, 24 characters each.
 std::vector<PoemRequest> overhead_requests(std::size_t clients);
