@@ -296,8 +296,13 @@ int train(const Options& o) {
   if (g_stop_signal != 0 || stdout_lost) {
     const std::string why = stdout_lost ? "the output went away: closed terminal or pipe"
                                         : std::string("signal: ") + strsignal(g_stop_signal);
-    std::fprintf(stderr, "stopped (%s); state saved to %s at step %ld; continue with --resume\n",
-                 why.c_str(), o.state.c_str(), progress.step);
+    // a cut evaluation is said, so that the resumed run's first line is expected
+    const std::string cut = progress.pending_row.empty() ? std::string()
+                                                         : " in the held-out evaluation of step " +
+                                                               std::to_string(progress.step) +
+                                                               " (--resume evaluates it first)";
+    std::fprintf(stderr, "stopped (%s)%s; state saved to %s at step %ld; continue with --resume\n",
+                 why.c_str(), cut.c_str(), o.state.c_str(), progress.step);
     return 128 + (g_stop_signal != 0 ? static_cast<int>(g_stop_signal) : SIGPIPE);
   }
   std::printf("saved training state at step %ld to %s\n", progress.step, o.state.c_str());
