@@ -286,7 +286,7 @@ TEST(PoemServer, HundredClientsLeavingMidStreamGiveEveryBlockBack) {
   }
   for (std::thread& t : clients) t.join();
   EXPECT_EQ(left, 100) << "every client read at least one event";
-  for (int i = 0; i < 200 && metric(server, "tang_open_texts") != 0; ++i)
+  for (int i = 0; i < 500 && metric(server, "tang_open_texts") != 0; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_EQ(metric(server, "tang_open_texts"), 0);
   EXPECT_EQ(metric(server, "tang_blocks{state=\"in_use\"}"), 0);
