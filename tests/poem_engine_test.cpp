@@ -60,9 +60,9 @@ std::vector<tang::ServedPoem> serve_all(tang::PagedEngine& engine,
 }
 
 void expect_every_block_back(const tang::PagedEngine& engine) {
+  // the step thread frees them; a busy machine gets up to 10 s
   for (int i = 0; i < 2000 && engine.stats().pool.in_use > 0; ++i)
-    std::this_thread::sleep_for(
-        std::chrono::milliseconds(5));  // the step thread frees them; up to 10 s on a busy machine
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   const tang::EngineStats s = engine.stats();
   EXPECT_EQ(s.pool.in_use, 0u);
   EXPECT_EQ(s.pool.free + s.pool.cached, s.pool.total);
