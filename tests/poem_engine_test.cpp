@@ -83,6 +83,27 @@ TEST(PoemEngine, ThirtyTwoAtOnceWriteWhatLessonSixWritesAlone) {
   expect_every_block_back(engine);
 }
 
+// max_batch is how many texts are written at once: the others wait to start,
+// openings and acrostics too (they used to compute their openings meanwhile).
+TEST(PoemEngine, AtMostMaxBatchTextsAreWrittenAtOnce) {
+  NEED_SHIPPED_MODEL();
+  const std::vector<tang::PoemRequest> requests = varied_requests(12);
+  for (const std::size_t max_batch : {1u, 3u, 64u}) {
+    tang::EngineOptions options;
+    options.max_batch = max_batch;
+    tang::PagedEngine engine(model, options);
+    const std::vector<tang::ServedPoem> served = serve_all(engine, requests);
+    for (std::size_t i = 0; i < requests.size(); ++i)
+      EXPECT_EQ(served[i].poem, tang::write_alone(model, requests[i])) << "request " << i;
+    const tang::EngineCounters c = engine.stats().counters;
+    EXPECT_LE(c.most_texts_written, max_batch);
+    EXPECT_LE(c.largest_batch, max_batch);
+    if (max_batch == 64) {
+      EXPECT_GT(c.most_texts_written, 3u) << "the counter counts";
+    }
+  }
+}
+
 // A request with a form and nothing else is lesson 07's regular verse, as its
 // beam search writes it at width 1 (one poem, one draw a character).
 TEST(PoemEngine, RegularVerseIsWhatLessonSevenWritesAtWidthOne) {

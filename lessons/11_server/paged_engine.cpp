@@ -296,12 +296,19 @@ PagedEngine::Plan PagedEngine::plan_step() {
              std::equal(a.begin(), a.begin() + static_cast<long>(size), b.begin());
     });
   };
+  // at most max_batch texts are being written: a text starts only while fewer have
+  std::size_t running = static_cast<std::size_t>(
+      std::count_if(texts_.begin(), texts_.end(), [](const auto& t) { return t.second->started; }));
   for (Text* t : openings) {
+    if (!t->started && running >= options_.max_batch) continue;  // it waits for one to end
     if (!t->started && t->paged.length() == 0 && options_.reuse_prefixes) take_cached_opening(*t);
     const std::size_t left = t->window.size() - t->paged.length();
     if (options_.reuse_prefixes && t->paged.length() == 0 && same_first_block(t)) continue;
     if (left == 1 || budget > 0) {
-      if (!t->started) count_start(*t);
+      if (!t->started) {
+        count_start(*t);
+        ++running;
+      }
       if (left == 1) {
         batch.push_back(t);
       } else {
@@ -310,8 +317,8 @@ PagedEngine::Plan PagedEngine::plan_step() {
       }
     }
   }
+  counters_.most_texts_written = std::max(counters_.most_texts_written, running);
   std::sort(batch.begin(), batch.end(), [](const Text* a, const Text* b) { return a->id < b->id; });
-  if (batch.size() > options_.max_batch) batch.resize(options_.max_batch);
   // each text of the batch needs room for one position; the oldest are served first
   for (Text* t : batch) {
     if (!t->started) continue;  // preempted just now by an older text

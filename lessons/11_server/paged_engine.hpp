@@ -14,13 +14,13 @@
 //      oldest first, prefill_chunk positions in all at most: a long opening
 //      takes several steps, and the running texts wait for one piece of it,
 //   4. answers the calls.
-// A request that arrives joins at the next step; one that ends leaves at once
-// and its blocks go back to the pool. A new text first takes the cached blocks
-// of its opening (block_pool.hpp, exercise 11b) and computes only the rest.
-// When the pool has no block left, the newest text holding blocks gives its
-// blocks back (preemption) and computes them again when its turn comes, from
-// the cached blocks where they are still there: a request once accepted is
-// never failed for want of memory.
+// A request that arrives joins at the next step (while fewer than max_batch
+// texts are being written; otherwise it waits for one to end); one that ends
+// leaves, and its blocks go back to the pool at the next step. A new text first takes the cached
+// blocks of its opening (block_pool.hpp, exercise 11b) and computes only the rest. When the pool
+// has no block left, the newest text holding blocks gives its blocks back (preemption) and computes
+// them again when its turn comes, from the cached blocks where they are still there: a request once
+// accepted is never failed for want of memory.
 //
 // A text's logits are the ones lesson 06's cache gives, bit for bit, whatever
 // else is in the batch: every row of a step is computed on its own.
@@ -51,7 +51,7 @@ namespace tang {
 struct EngineOptions {
   std::size_t blocks = 512;        // the pool, in blocks
   std::size_t block_size = 16;     // positions a block holds
-  std::size_t max_batch = 64;      // texts in one batched step (1: one at a time)
+  std::size_t max_batch = 64;      // texts written at once, the rest wait (1: one at a time)
   std::size_t prefill_chunk = 64;  // positions of an opening computed per step
   std::size_t max_texts = 256;     // texts open at once; open() refuses more
   bool reuse_prefixes = true;      // take cached blocks of a matching opening
@@ -76,13 +76,14 @@ struct EngineCounters {
   std::size_t batched_steps = 0;  // of them, with a batched step
   std::size_t batched_rows = 0;   // texts in those batched steps, all together
   std::size_t largest_batch = 0;
-  std::size_t answers = 0;            // calls answered, all steps together
-  std::size_t prefills = 0;           // openings computed (a preempted text counts again)
-  std::size_t prefill_positions = 0;  // positions the openings asked for
-  std::size_t reused_positions = 0;   // of them, taken from the pool instead of computed
-  std::size_t prefix_hits = 0;        // openings that took at least one position
-  std::size_t reused_blocks = 0;      // full blocks found by their hash
-  std::size_t copied_blocks = 0;      // part-filled blocks copied from a running text
+  std::size_t most_texts_written = 0;  // texts started and not ended, at the most (<= max_batch)
+  std::size_t answers = 0;             // calls answered, all steps together
+  std::size_t prefills = 0;            // openings computed (a preempted text counts again)
+  std::size_t prefill_positions = 0;   // positions the openings asked for
+  std::size_t reused_positions = 0;    // of them, taken from the pool instead of computed
+  std::size_t prefix_hits = 0;         // openings that took at least one position
+  std::size_t reused_blocks = 0;       // full blocks found by their hash
+  std::size_t copied_blocks = 0;       // part-filled blocks copied from a running text
   std::size_t preemptions = 0;
   std::size_t most_blocks_in_use = 0;
   std::size_t texts_opened = 0, texts_refused = 0, texts_cancelled = 0;
