@@ -19,6 +19,7 @@
 #include <functional>
 #include <limits>
 #include <numeric>
+#include <random>
 #include <set>
 #include <span>
 #include <sstream>
@@ -26,7 +27,6 @@
 #include <vector>
 
 #include "01_probabilities/next_char.hpp"
-#include "01_probabilities/next_char.hpp"  // encode_prompt
 #include "02_temperature/distribution.hpp"
 #include "02_temperature/exercise/sample_with_temperature.hpp"
 #include "03_topk_topp/exercise/top_p.hpp"
@@ -164,6 +164,26 @@ TEST(MostLikely, OrdersByProbabilityThenBySmallerId) {
   EXPECT_EQ(all[4].id, 2);  // 0.05 tie: id 2 before id 5
   EXPECT_EQ(all[5].id, 5);
   EXPECT_TRUE(tang::most_likely(p, 0).empty());
+}
+
+TEST(MostLikely, IsTheStartOfTheWholeVocabularySorted) {
+  std::mt19937 gen(7);
+  std::vector<float> p(1000);  // few distinct values: many ties
+  for (float& x : p) x = static_cast<float>(gen() % 50) / 50.0f;
+  std::vector<tang::Candidate> sorted;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    sorted.push_back({static_cast<tang::TokenId>(i), p[i]});
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return a.probability > b.probability;  // stable: ties keep the smaller id first
+  });
+  for (const std::size_t n : {0u, 1u, 5u, 8u, 999u, 1000u, 5000u}) {
+    const auto top = tang::most_likely(p, n);
+    ASSERT_EQ(top.size(), std::min(n, p.size())) << "n " << n;
+    for (std::size_t i = 0; i < top.size(); ++i) {
+      EXPECT_EQ(top[i].id, sorted[i].id) << "n " << n << ", place " << i;
+      EXPECT_EQ(top[i].probability, sorted[i].probability);
+    }
+  }
 }
 
 TEST(NextCharProbabilities, IsTheSoftmaxOfThePredictorsLogits) {

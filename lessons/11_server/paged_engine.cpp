@@ -336,8 +336,7 @@ PagedEngine::Plan PagedEngine::plan_step() {
 }
 
 // A new text takes the cached full blocks of its opening (exercise 11b), then
-// copies the rows of the next, part-filled block from a running text whose
-// cache begins as this one's window does: its own block from there on.
+// copies what it can of the part-filled block after them.
 void PagedEngine::take_cached_opening(Text& t) {
   const std::size_t size = options_.block_size;
   const std::vector<BlockId> reused = pool_.take_prefix(t.window, (t.window.size() - 1) / size);
@@ -348,7 +347,17 @@ void PagedEngine::take_cached_opening(Text& t) {
     t.paged.tokens.insert(t.paged.tokens.end(), held.begin(), held.end());
   }
   t.paged.registered = reused.size();
-  const std::size_t from = reused.size() * size;  // the part-filled block starts here
+  copy_part_filled_block(t);
+}
+
+// The block after a new text's full ones: the rows of it that a running text
+// whose cache begins as this one's window does already holds are copied into a
+// block of its own (copy on write), the longest such match. Never the window's
+// last position: its logits are what the next character is drawn from.
+void PagedEngine::copy_part_filled_block(Text& t) {
+  const std::size_t size = options_.block_size;
+  const std::size_t full = t.paged.table.size();
+  const std::size_t from = full * size;  // the part-filled block starts here
   const std::size_t most = std::min(size - 1, t.window.size() - 1 - from);
   const Text* best = nullptr;
   std::size_t rows = 0;
@@ -366,7 +375,7 @@ void PagedEngine::take_cached_opening(Text& t) {
   if (best == nullptr) return;
   const std::optional<BlockId> block = pool_.allocate();
   if (!block) return;  // no room to copy into: computed instead
-  pool_.copy_rows(best->paged.table[reused.size()], *block, rows);
+  pool_.copy_rows(best->paged.table[full], *block, rows);
   t.paged.table.push_back(*block);
   t.paged.tokens.insert(t.paged.tokens.end(), t.window.begin() + static_cast<long>(from),
                         t.window.begin() + static_cast<long>(from + rows));

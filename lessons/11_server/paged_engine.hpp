@@ -150,6 +150,7 @@ class PagedEngine {
   std::vector<StepWork> step_work(const Plan& plan) const;
   bool make_room(Text& text, std::size_t positions);
   void take_cached_opening(Text& text);
+  void copy_part_filled_block(Text& text);
   void count_start(Text& text);
   void preempt(Text& victim);
 

@@ -303,7 +303,7 @@ std::string PoemHttpServer::metrics_text() const {
       << "\n# HELP tang_largest_batch Texts in the largest batched step.\n"
          "# TYPE tang_largest_batch gauge\ntang_largest_batch "
       << c.largest_batch
-      << "\n# HELP tang_open_texts Poems being written now.\n"
+      << "\n# HELP tang_open_texts Poems open now, written or waiting to start.\n"
          "# TYPE tang_open_texts gauge\ntang_open_texts "
       << s.open_texts
       << "\n# HELP tang_blocks Cache blocks of the pool, by state.\n# TYPE tang_blocks gauge\n"

@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{8}, std::size_t{1000000}));
   app.add_option("--max-batch", settings.engine.max_batch,
-                 "texts in one batched step, in [1, 256] (1: one request at a time)")
+                 "poems written at once, the others wait, in [1, 256] (1: one request at a time)")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
   app.add_option("--max-texts", settings.engine.max_texts,
