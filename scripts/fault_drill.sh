@@ -33,8 +33,12 @@ echo "== reference run (uninterrupted)"
 
 run=(--out "$work/model.safetensors" --state "$work/state.safetensors" --log "$work/log.csv")
 check_log() {  # whole rows, steps 1..n once each, in order
-  python3 - "$work/log.csv" <<'PY'
-import sys
+  python3 - "$work/log.csv" "$work/state.safetensors" <<'PY'
+import os, sys
+if not os.path.exists(sys.argv[1]):  # killed while starting: nothing written yet, so none may be
+    assert not os.path.exists(sys.argv[2]), "a saved state but no log"
+    print("  log: none yet (stopped before the run began), and no state")
+    sys.exit(0)
 lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
 assert lines[0] == "step,lr,train_loss,heldout_loss,grad_norm,tokens_per_s,elapsed_s", "bad header"
 rows = [l for l in lines[1:] if l]
