@@ -28,21 +28,20 @@ std::vector<float> next_char_probabilities(Predictor& predictor,
   return probabilities;
 }
 
-// One pass over the vocabulary, keeping the n best seen so far in order: a
-// character that beats the last of them goes into its place (n is small, 5 or 8).
 std::vector<Candidate> most_likely(std::span<const float> probabilities, std::size_t n) {
-  const auto more_likely = [](const Candidate& a, const Candidate& b) {
-    return a.probability != b.probability ? a.probability > b.probability : a.id < b.id;
-  };
-  std::vector<Candidate> best;
-  best.reserve(std::min(n, probabilities.size()) + 1);
+  std::vector<Candidate> all;
+  all.reserve(probabilities.size());
   for (std::size_t i = 0; i < probabilities.size(); ++i) {
-    const Candidate c{static_cast<TokenId>(i), probabilities[i]};
-    if (best.size() == n && (n == 0 || !more_likely(c, best.back()))) continue;
-    best.insert(std::upper_bound(best.begin(), best.end(), c, more_likely), c);
-    if (best.size() > n) best.pop_back();
+    all.push_back({static_cast<TokenId>(i), probabilities[i]});
   }
-  return best;
+  n = std::min(n, all.size());
+  std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n), all.end(),
+                    [](const Candidate& a, const Candidate& b) {
+                      return a.probability != b.probability ? a.probability > b.probability
+                                                            : a.id < b.id;
+                    });
+  all.resize(n);
+  return all;
 }
 
 }  // namespace tang
