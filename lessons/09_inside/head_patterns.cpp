@@ -31,7 +31,7 @@ std::array<Targets, kPatterns> targets_of(const PoemLayout& p) {
       if (next_column < previous.size()) targets[3][t] = {previous[next_column]};
     }
     targets[4][t] = {0};
-    // t predicts a rhyme of line 4, 6 or 8: the rhymes before it
+    // t predicts the rhyme of line 4 or a later even line: the rhymes before it
     const auto next = std::find(rhymes.begin(), rhymes.end(), t + 1);
     if (next != rhymes.end() && next != rhymes.begin()) targets[5][t].assign(rhymes.begin(), next);
     if (p.mark[t]) marks.push_back(t);

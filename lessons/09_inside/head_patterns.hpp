@@ -11,7 +11,7 @@
 //                 the character t is about to predict
 //   newline       position 0, the poem's opening newline (a "sink": a head
 //                 with nothing to look for can park its weight there)
-//   rhyme ends    when t's next character ends line 4, 6 or 8 (a rhyme), the
+//   rhyme ends    when t's next character ends line 4 or a later even line, the
 //                 ends of the earlier even lines, the rhymes already written
 //   punctuation   every ，and 。 up to t
 //

@@ -7,7 +7,8 @@
 
 namespace tang {
 
-// Section 10, with its flags --variants, --variant-poems and --no-long-context.
+// Section 10, with its flags --variants, --variant-poems, --heldout-poems and
+// --no-long-context.
 Section cache_size_section();
 
 }  // namespace tang

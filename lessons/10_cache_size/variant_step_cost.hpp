@@ -11,8 +11,9 @@
 // Attention's time is its compute plus reading the cache at the bandwidth of the
 // whole working set (weights and every cache). Unlike a matrix product, which
 // does many multiply-adds per weight it reads and so hides the reading behind
-// them (lesson 06's roofline takes the longer of the two), attention does two per
-// number of the cache: its loop waits for the numbers, and the two times add up.
+// them (lesson 06's roofline takes the longer of the two), attention does one per
+// number of the cache (NH / KVH when grouped): its loop waits for the numbers, and
+// the two times add up.
 #pragma once
 
 #include <cstddef>
