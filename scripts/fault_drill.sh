@@ -14,6 +14,7 @@
 #
 #   scripts/fault_drill.sh            # 20 rounds, under a minute
 #   ROUNDS=5 scripts/fault_drill.sh
+#   STEPS=2000 scripts/fault_drill.sh # a shorter run (default 6000 steps), for slow builds
 #
 # Needs a release build (scripts/test.sh or cmake --build --preset release).
 set -euo pipefail
@@ -21,11 +22,12 @@ cd "$(dirname "$0")/.."
 trainer=${TRAINER:-build/release/lessons/00_train/lesson_00_train}
 [[ -x $trainer ]] || { echo "fault_drill.sh: build first: cmake --build --preset release" >&2; exit 1; }
 rounds=${ROUNDS:-20}
+steps=${STEPS:-6000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 head -n 400 data/tang_poems.txt > "$work/poems.txt"
 tiny=(--data "$work/poems.txt" --layers 1 --heads 2 --dims 16 --batch 4 --block-size 16
-      --steps 6000 --warmup 10 --eval-every 500 --save-every 7 --print-every 1 --threads 1)
+      --steps "$steps" --warmup 10 --eval-every 500 --save-every 7 --print-every 1 --threads 1)
 
 echo "== reference run (uninterrupted)"
 "$trainer" "${tiny[@]}" --out "$work/ref.safetensors" --state "$work/ref_state.safetensors" \
