@@ -35,15 +35,21 @@ void paged_attention_with_cache(float* out, const float* qkv, float* k_pool, flo
   reference::paged_attention_with_cache(theirs.data(), qkv, k_copy.data(), v_copy.data(),
                                         renumbered, block_size, start, T, C, NH);
   mine::paged_attention_with_cache(out, qkv, k_pool, v_pool, table, block_size, start, T, C, NH);
-  Verdict verdict = compare_floats({out, T * C}, theirs, 0.0f);  // the same bits, as the tests
+  // the same bits, as the tests; a difference is named by where it is ("out", "keys
+  // of table block 0": value i is row i / C, channel i % C)
+  Verdict verdict = compare_floats({out, T * C}, theirs, 0.0f);
+  std::string where = "out";
   for (std::size_t b = 0; b < blocks && verdict.kind == Verdict::kSame; ++b) {
-    verdict =
-        compare_floats({k_pool + table[b] * rows, rows}, {k_copy.data() + b * rows, rows}, 0.0f);
-    if (verdict.kind == Verdict::kSame) {
+    for (const bool keys : {true, false}) {
+      if (verdict.kind != Verdict::kSame) break;  // the values only when the keys agree
+      const float* pool = keys ? k_pool : v_pool;
+      const std::vector<float>& copy = keys ? k_copy : v_copy;
       verdict =
-          compare_floats({v_pool + table[b] * rows, rows}, {v_copy.data() + b * rows, rows}, 0.0f);
+          compare_floats({pool + table[b] * rows, rows}, {copy.data() + b * rows, rows}, 0.0f);
+      where = std::string(keys ? "keys" : "values") + " of table block " + std::to_string(b);
     }
   }
+  if (verdict.kind != Verdict::kSame) verdict.detail = where + ", " + verdict.detail;
   use.check(verdict, counted(T, "new position") + " after " + std::to_string(start) + ", " +
                          counted(blocks, "block"));
 }

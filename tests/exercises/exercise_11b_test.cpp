@@ -35,7 +35,8 @@ TEST(Exercise11b, FindsTheWholeChainInOrder) {
   add_chain(index, {1, 2, 3, 4, 5, 6}, 2, {7, 3, 9});
   const std::vector<TokenId> request = {1, 2, 3, 4, 5, 6, 8};
   EXPECT_EQ(cached_prefix(index, request, 2, 10), (std::vector<BlockId>{7, 3, 9}))
-      << "blocks [1 2] [3 4] [5 6] are cached as 7, 3, 9; 8 is a part block";
+      << "blocks [1 2] [3 4] [5 6] are cached as 7, 3, 9; 8 is a part block. Block i's hash is "
+         "block_hash(the hash of block i - 1, its tokens): each lookup uses the last hash";
 }
 
 TEST(Exercise11b, StopsAtTheFirstMiss) {
@@ -58,8 +59,9 @@ TEST(Exercise11b, StopsAtMaxBlocks) {
   tang::PrefixIndex index;
   add_chain(index, {1, 2, 3, 4, 5, 6}, 2, {7, 3, 9});
   const std::vector<TokenId> request = {1, 2, 3, 4, 5, 6};
-  EXPECT_EQ(cached_prefix(index, request, 2, 2), (std::vector<BlockId>{7, 3}));
-  EXPECT_TRUE(cached_prefix(index, request, 2, 0).empty());
+  EXPECT_EQ(cached_prefix(index, request, 2, 2), (std::vector<BlockId>{7, 3}))
+      << "max_blocks 2: at most two blocks, even when more are cached";
+  EXPECT_TRUE(cached_prefix(index, request, 2, 0).empty()) << "max_blocks 0: none";
 }
 
 TEST(Exercise11b, NeverAPartBlockAndNothingForAShortRequest) {
