@@ -559,6 +559,11 @@ TEST(Lessons, LessonEightWritesManyPoemsAtOnce) {
   EXPECT_NE(r.out.find("int8 weights, one thread"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("the same 32 poems at every B: yes"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("for 4 poems:"), std::string::npos) << r.out;
+  // 4 poems of at most 64 positions: 4 x 64 copied, or the opening's 19 once and 4 x 45 new
+  // positions, 4096 bytes each (it counted 19 + 64 a poem, and the opening 4 more times)
+  EXPECT_NE(r.out.find("copied, B x G = 1.05 MB; shared rows, P + B x (G - P) = 0.82 MB"),
+            std::string::npos)
+      << r.out;
   std::size_t openings = 0, formats = 0;
   for (const std::string& line : lines_of(r.out)) {
     openings += line.rfind("    白日依山尽，黄河入海流。欲穷千里目，", 0) == 0;

@@ -6,8 +6,8 @@
 // Rng(seeds[b]) (tested): batching changes the speed, never the text.
 //
 // A shared opening is run through the model once (a prefill, lesson 04) and
-// its cache copied to every poem, as llama.cpp's seq_cp does, instead of B
-// prefills of the same characters.
+// its cache copied to every poem, instead of B prefills of the same
+// characters (llama.cpp's seq_cp goes further: the poems share the same cells).
 #pragma once
 
 #include <cstdint>

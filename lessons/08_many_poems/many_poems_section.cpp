@@ -91,17 +91,18 @@ void shared_opening(LessonContext& c, const StoredWeights& weights, std::size_t 
   KVCache shared(cfg);
   start = std::chrono::steady_clock::now();
   forward_with_cache(c.model, prompt, 0, shared, acts);  // one prefill,
-  for (KVCache& cache : caches) cache = shared;          // copied into every poem's
-  const double once = seconds_since(start);              // cache, as seq_cp does
+  for (KVCache& cache : caches) cache = shared;          // copied into every
+  const double once = seconds_since(start);              // poem's cache
+  // a poem is G positions at most: the opening's P, then G - P new characters
   const std::size_t G = length, per = kv_cache_bytes_per_position(cfg);
   c.out << "\n  A shared opening, " << kOpening << " (" << P << " positions with its newline), for "
         << B << " poems:\n"
         << "    prefilled " << B << " times: " << fixed(each * 1e3, 2)
         << " ms;  once and copied: " << fixed(once * 1e3, 2) << " ms (" << fixed(each / once, 1)
         << "x less)\n"
-        << "    cache memory, " << per << " bytes a position, G = " << G
-        << " new characters each: copied, B x (P + G) = " << megabytes(B * (P + G) * per)
-        << "; shared rows, P + B x G = " << megabytes((P + B * G) * per) << "\n";
+        << "    cache memory, " << per << " bytes a position, poems of G = " << G
+        << " positions at most: copied, B x G = " << megabytes(B * G * per)
+        << "; shared rows, P + B x (G - P) = " << megabytes((P + B * (G - P)) * per) << "\n";
   const std::vector<std::uint64_t> seeds = seeds_from(c.options.seed, 3);
   const BatchedPoems r =
       write_batched(c.model, weights, seeds, kOpening, writing_settings(c.options), G - P, B);
