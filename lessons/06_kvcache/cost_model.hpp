@@ -1,4 +1,4 @@
-// cost_model.hpp: why the cache gives 23x at 120 characters, not 60x.
+// cost_model.hpp: why the cache gives about 25x at 120 characters, not 60x.
 //
 // Without the cache, writing character i runs the whole text so far (i
 // positions: the newline and i-1 characters) through the model; with it, one
