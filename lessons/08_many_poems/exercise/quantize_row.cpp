@@ -29,8 +29,9 @@
 // of quants and 4 of scale, 1.125 bytes a weight instead of fp32's 4.
 //
 // StoredMatrix (stored_weights.hpp) quantizes every weight row with your
-// quantize_row when the model is loaded, and every input row before a matmul,
-// then multiplies the int8 blocks in integers.
+// quantize_row when the model is loaded; before a matmul it quantizes each input
+// row the same way with its own loop (quantize_input, which writes 16-bit
+// integers for the multiply), then multiplies the blocks in integers.
 // Hints: std::abs, std::max, std::lround and std::clamp; keep max and scale in float.
 // Tests: ctest --preset yours -L '^yours_08a$' (tests/exercises/exercise_08a_test.cpp).
 
