@@ -4,6 +4,8 @@
 // the outputs and the text's rows are compared, bit for bit.
 #include <algorithm>
 #include <numeric>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "11_server/exercise/paged_attention.hpp"
@@ -35,21 +37,25 @@ void paged_attention_with_cache(float* out, const float* qkv, float* k_pool, flo
   reference::paged_attention_with_cache(theirs.data(), qkv, k_copy.data(), v_copy.data(),
                                         renumbered, block_size, start, T, C, NH);
   mine::paged_attention_with_cache(out, qkv, k_pool, v_pool, table, block_size, start, T, C, NH);
-  // the same bits, as the tests; a difference is named by where it is ("out", "keys
-  // of table block 0": value i is row i / C, channel i % C)
-  Verdict verdict = compare_floats({out, T * C}, theirs, 0.0f);
-  std::string where = "out";
-  for (std::size_t b = 0; b < blocks && verdict.kind == Verdict::kSame; ++b) {
-    for (const bool keys : {true, false}) {
-      if (verdict.kind != Verdict::kSame) break;  // the values only when the keys agree
-      const float* pool = keys ? k_pool : v_pool;
-      const std::vector<float>& copy = keys ? k_copy : v_copy;
-      verdict =
-          compare_floats({pool + table[b] * rows, rows}, {copy.data() + b * rows, rows}, 0.0f);
-      where = std::string(keys ? "keys" : "values") + " of table block " + std::to_string(b);
+  // the same bits, as the tests; a difference is named by where it is (value i of a
+  // block is its row i / C, channel i % C)
+  Verdict verdict;
+  const auto differs = [&](const std::string& where, std::span<const float> yours,
+                           std::span<const float> reference) {
+    verdict = compare_floats(yours, reference, 0.0f);
+    if (verdict.kind == Verdict::kSame) return false;
+    verdict.detail = where + ", " + verdict.detail;
+    return true;
+  };
+  if (!differs("out", {out, T * C}, theirs)) {
+    for (std::size_t b = 0; b < blocks; ++b) {
+      const std::string block = " of table block " + std::to_string(b);
+      const std::size_t at = table[b] * rows;
+      if (differs("keys" + block, {k_pool + at, rows}, {k_copy.data() + b * rows, rows}) ||
+          differs("values" + block, {v_pool + at, rows}, {v_copy.data() + b * rows, rows}))
+        break;
     }
   }
-  if (verdict.kind != Verdict::kSame) verdict.detail = where + ", " + verdict.detail;
   use.check(verdict, counted(T, "new position") + " after " + std::to_string(start) + ", " +
                          counted(blocks, "block"));
 }

@@ -224,7 +224,7 @@ void PagedEngine::run() {
     std::vector<Text*> answered;
     if (failure) {  // the texts of this step get the error; the engine goes on
       answered = plan.texts();
-      for (Text* t : answered) t->failure = failure, release_all(t->paged, pool_);
+      for (Text* t : answered) fail(*t, failure);
     } else {
       try {
         answered = finish_step(plan);
@@ -247,15 +247,21 @@ void PagedEngine::fail_waiting(std::unique_lock<std::mutex>& lock, std::exceptio
   std::vector<Text*> failed;
   for (auto& [id, t] : texts_) {
     if (!t->pending || t->answered || t->cancelled || t->closed || t->failure) continue;
-    t->failure = failure;
-    release_all(t->paged, pool_);
-    t->started = false;
+    fail(*t, failure);
     failed.push_back(t.get());
   }
   pool_counts_ = pool_.counts();
   lock.unlock();
   for (Text* t : failed) t->answer.notify_one();
   lock.lock();
+}
+
+// A text a step failed on: its call rethrows `failure`, its blocks go back, and
+// it no longer counts as written (it waits for nothing more).
+void PagedEngine::fail(Text& t, std::exception_ptr failure) {
+  t.failure = std::move(failure);
+  release_all(t.paged, pool_);
+  t.started = false;
 }
 
 // Which texts this step serves. Under the lock; the pool is the step thread's.

@@ -16,11 +16,13 @@
 //   4. answers the calls.
 // A request that arrives joins at the next step (while fewer than max_batch
 // texts are being written; otherwise it waits for one to end); one that ends
-// leaves, and its blocks go back to the pool at the next step. A new text first takes the cached
-// blocks of its opening (block_pool.hpp, exercise 11b) and computes only the rest. When the pool
-// has no block left, the newest text holding blocks gives its blocks back (preemption) and computes
-// them again when its turn comes, from the cached blocks where they are still there: a request once
-// accepted is never failed for want of memory.
+// leaves, and its blocks go back to the pool at the next step. A new text
+// first takes the cached blocks of its opening (block_pool.hpp, exercise 11b)
+// and computes only the rest. When the pool has no block left, the newest text
+// holding blocks, newer than the one that needs room, gives all its blocks back
+// (preemption) and computes them again when its turn comes, from the cached
+// blocks where they are still there: a request once accepted is never failed
+// for want of memory.
 //
 // A text's logits are the ones lesson 06's cache gives, bit for bit, whatever
 // else is in the batch: every row of a step is computed on its own.
@@ -145,8 +147,9 @@ class PagedEngine {
   void run();
   Plan plan_step();  // under the lock
   void fail_waiting(std::unique_lock<std::mutex>& lock, std::exception_ptr failure);
-  void compute(Plan& plan);                    // without it
-  std::vector<Text*> finish_step(Plan& plan);  // under the lock; the texts it answered
+  void fail(Text& text, std::exception_ptr failure);  // under the lock
+  void compute(Plan& plan);                           // without it
+  std::vector<Text*> finish_step(Plan& plan);         // under the lock; the texts it answered
   std::vector<StepWork> step_work(const Plan& plan) const;
   bool make_room(Text& text, std::size_t positions);
   void take_cached_opening(Text& text);
