@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <mutex>
 #include <set>
 
 #include "errors.hpp"
@@ -30,6 +31,16 @@ struct Choice {
 Choice& choice() {
   static Choice c;
   return c;
+}
+
+// Every switch that has run yet, for the summary (constructed from many threads in lesson 11).
+struct Switches {
+  std::mutex mutex;
+  std::vector<const ExerciseSwitch*> all;
+};
+Switches& switches() {
+  static Switches s;
+  return s;
 }
 
 }  // namespace
@@ -86,13 +97,65 @@ std::string character_name(TokenId id) {
   return printable(names->character(id));
 }
 
+ExerciseSwitch::ExerciseSwitch(std::string_view exercise, std::string_view function)
+    : exercise_(exercise), function_(function) {
+  Switches& s = switches();
+  const std::lock_guard lock(s.mutex);
+  s.all.push_back(this);
+}
+
+std::string ExerciseSwitch::summary() const {
+  const std::size_t calls = calls_, matched = matched_, differed_at = differed_at_;
+  std::string line = "exercise " + std::string(exercise_) + " (" + std::string(function_) + "): ";
+  if (calls == 0) return line + "yours did not run";
+  if (!choice().compare) return line + "yours ran " + counted(calls, "call") + ", not compared";
+  if (differed_at != 0) {
+    return line + "yours matched the reference on " + counted(matched, "call") +
+           ", then differed at call " + std::to_string(differed_at) +
+           " (the note above); the run went on with yours, " + counted(calls, "call") + " in all";
+  }
+  if (matched == calls) {
+    return line + "yours matched the reference on " +
+           (calls == 1 ? std::string("its one call") : "all " + counted(calls, "call"));
+  }
+  return line + "yours matched the reference on " + std::to_string(matched) + " of " +
+         counted(calls, "call") + "; the others stopped with an error (printed above)";
+}
+
+std::string exercise_summary() {
+  const auto& yours = choice().yours;
+  if (yours.empty()) return "";
+  Switches& s = switches();
+  const std::lock_guard lock(s.mutex);
+  std::string text;
+  for (std::string_view id : kExercises) {
+    if (!yours.count(id)) continue;
+    bool ran = false;
+    for (const ExerciseSwitch* one : s.all) {
+      if (one->exercise() != id) continue;
+      text += one->summary() + "\n";
+      ran = true;
+    }
+    if (!ran) {
+      text +=
+          "exercise " + std::string(id) + ": yours did not run (no section of this run calls it)\n";
+    }
+  }
+  return text;
+}
+
 bool ExerciseSwitch::compares() {
   ++calls_;
   return choice().compare && !reported_;
 }
 
 void ExerciseSwitch::check(const Verdict& verdict, const std::string& inputs) {
-  if (verdict.kind == Verdict::kSame || reported_.exchange(true)) return;
+  if (verdict.kind == Verdict::kSame) {
+    ++matched_;
+    return;
+  }
+  if (reported_.exchange(true)) return;
+  differed_at_ = calls_.load();
   const std::string exercise(exercise_);
   *choice().report << "note: exercise " << exercise << " (" << function_ << ", call "
                    << calls_.load() << " of the run" << (inputs.empty() ? "" : ": " + inputs)

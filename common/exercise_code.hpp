@@ -14,7 +14,9 @@
 //   reference solution differ only by rounding (up to 2.98e-08 apart); your
 //   tests: ctest --preset yours -L '^yours_03$'
 //
-// or "... disagree (<what differs>)". The lesson goes on with your answer.
+// or "... disagree (<what differs>)". The lesson goes on with your answer, and
+// ends with one line per exercise you chose (exercise_summary()): on how many
+// calls yours matched the reference, or at which call it first differed.
 #pragma once
 
 #include <atomic>
@@ -41,6 +43,10 @@ bool runs_yours(std::string_view exercise);
 
 // What a lesson prints under its title: whose code it runs.
 std::string exercise_code_line();
+// What a lesson prints at its end with --yours: one line per function of each
+// exercise chosen, "exercise 03 (top_p_filter): matched the reference on all 412
+// calls", or where it first differed, or that it never ran. "" without --yours.
+std::string exercise_summary();
 // The exercises, in lesson order: "02", "03", "03b", ... "11b".
 std::span<const std::string_view> exercise_ids();
 
@@ -63,14 +69,19 @@ std::string character_name(TokenId id);
 // The switch of one exercise function: whose code to run, and the one note.
 class ExerciseSwitch {
  public:
-  ExerciseSwitch(std::string_view exercise, std::string_view function)
-      : exercise_(exercise), function_(function) {}
+  // Registers itself for exercise_summary(); each switch is a function's static.
+  ExerciseSwitch(std::string_view exercise, std::string_view function);
+  ExerciseSwitch(const ExerciseSwitch&) = delete;
+  ExerciseSwitch& operator=(const ExerciseSwitch&) = delete;
 
   bool yours() const { return runs_yours(exercise_); }
   // Run the reference beside yours this call? (until the first note)
   bool compares();
   // After both ran: prints the note if `verdict` is the first difference.
   void check(const Verdict& verdict, const std::string& inputs);
+  // This switch's line of exercise_summary().
+  std::string summary() const;
+  std::string_view exercise() const { return exercise_; }
 
   // The whole switch of a function that rewrites `values` in place (top-p, the
   // penalty, min-p): the reference's call, or yours, checked against the
@@ -89,7 +100,9 @@ class ExerciseSwitch {
 
  private:
   std::string_view exercise_, function_;
-  std::atomic<std::size_t> calls_ = 0;  // atomic: lesson 11's writers call from many threads
+  std::atomic<std::size_t> calls_ = 0;        // atomic: lesson 11's writers call from many threads
+  std::atomic<std::size_t> matched_ = 0;      // compared calls that gave the reference's answer
+  std::atomic<std::size_t> differed_at_ = 0;  // the call of the note; 0: none yet
   std::atomic<bool> reported_ = false;
 };
 

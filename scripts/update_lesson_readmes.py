@@ -35,9 +35,19 @@ Fills seven kinds of marked blocks in lessons/*/README.md and docs/README.md:
       T = 1.5 and its filters, both the real poems
 
     python3 scripts/update_lesson_readmes.py [path/to/lesson_06_kvcache] [--pages PAGE ...]
+    python3 scripts/update_lesson_readmes.py --from-code [--pages PAGE ...]
+    python3 scripts/update_lesson_readmes.py --check
 
 With --pages only those pages are filled (e.g. --pages lessons/09_inside/README.md),
 and lesson_06_kvcache runs only when one of them quotes its sections.
+
+--from-code fills only the blocks taken from the code (excerpts, diffs, the two
+file tables), so it needs no build. --check changes nothing and runs no program (a ctest, label "pages"): it fails
+when a page quotes a reference solution (an excerpt of a solution/ file, or four
+lines in a row of one in any code block), or when a block filled from the code
+(excerpts, diffs, the two file tables) no longer matches the code, or when a
+sentence quotes a figure that moves with the machine's load (LOAD_DEPENDENT)
+without its spread.
 """
 import difflib
 import pathlib
@@ -47,6 +57,9 @@ import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent
 args = sys.argv[1:]
+check = "--check" in args
+static_only = "--from-code" in args
+args = [a for a in args if a not in ("--check", "--from-code")]
 only = []
 if "--pages" in args:
     only = [(root / page).resolve() for page in args[args.index("--pages") + 1:]]
@@ -277,18 +290,118 @@ def fill_measure(page):
     return fill
 
 
-pages = sorted(root.glob("lessons/[01][0-9]_*/README.md")) + [root / "docs/README.md"]
-if only:
-    pages = [page for page in pages if page.resolve() in only]
-for page in pages:
-    text = page.read_text()
-    new = re.sub(r"<!-- output:section-(\d+) -->.*?<!-- /output -->", fill_output, text, flags=re.S)
-    new = re.sub(r"<!-- excerpt:([^:]+):(.+?) -->.*?<!-- /excerpt -->", fill_excerpt, new, flags=re.S)
+def fill_static(text):
+    """The blocks filled from the code alone, without running a program."""
+    new = re.sub(r"<!-- excerpt:([^:]+):(.+?) -->.*?<!-- /excerpt -->", fill_excerpt, text, flags=re.S)
     new = re.sub(r"<!-- diff:kv_cache -->.*?<!-- /diff -->", fill_diff, new, flags=re.S)
     new = re.sub(r"<!-- diff:small_cache -->.*?<!-- /diff -->", fill_small_cache_diff, new, flags=re.S)
     new = re.sub(r"<!-- diff:paged_forward -->.*?<!-- /diff -->", fill_paged_diff, new, flags=re.S)
     new = re.sub(r"<!-- reading-path -->.*?<!-- /reading-path -->", fill_reading_path, new, flags=re.S)
-    new = re.sub(r"<!-- step-path -->.*?<!-- /step-path -->", fill_step_path, new, flags=re.S)
+    return re.sub(r"<!-- step-path -->.*?<!-- /step-path -->", fill_step_path, new, flags=re.S)
+
+
+def solution_lines(path):
+    """A solution's lines that say something (not braces, blanks, comments or includes)."""
+    lines = []
+    for line in path.read_text().splitlines():
+        bare = line.strip()
+        if len(bare) > 3 and not bare.startswith(("//", "#include", "namespace", "}")):
+            lines.append(bare)
+    return lines
+
+
+def quoted_solutions(page, text):
+    """What of a reference solution the page shows: excerpts of solution/ files, or four
+    lines in a row of one inside any code block."""
+    found = [f"an excerpt of {m.group(1)}"
+             for m in re.finditer(r"<!-- excerpt:([^:]*/solution/[^:]+):", text)]
+    blocks = [[line.strip() for line in block.splitlines()]
+              for block in re.findall(r"```[a-z]*\n(.*?)```", text, flags=re.S)]
+    for solution in sorted(root.glob("lessons/*/solution/*.cpp")):
+        lines = solution_lines(solution)
+        runs = {tuple(lines[i:i + 4]) for i in range(len(lines) - 3)}
+        for block in blocks:
+            if any(tuple(block[i:i + 4]) in runs for i in range(len(block) - 3)):
+                found.append(f"lines of {solution.relative_to(root)}")
+                break
+    return found
+
+
+# Figures that move with the machine's load or the threads' timing, by page: a sentence
+# of the page's prose that quotes one must give its spread over runs ("19 to 24", "a
+# range", "±") or say that it moves, not quote one run's number as if fixed.
+LOAD_DEPENDENT = {
+    "lessons/11_server/README.md": [
+        ("how often texts gave their blocks back", r"gave (?:its|their) blocks back"),
+        ("the steps and the mean batch of a run", r"mean batch|batches of about|\b\d[\d,]* steps\b"),
+    ],
+    "lessons/10_cache_size/README.md": [
+        ("characters a second", r"characters a second"),
+        ("a step's measured time against its prediction", r"of (?:its|their) prediction"),
+    ],
+}
+SPREAD = re.compile(r"\d[\d,.]*\s*(?:to|-|–)\s*\d|±|from run to run|over \d+ runs|moves? with|varies|vary")
+
+
+def prose_sentences(text):
+    """The page's sentences outside code blocks and HTML comments."""
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    for paragraph in re.split(r"\n\s*\n|\n(?=- )", text):  # a list item is a paragraph
+        yield from re.split(r"(?<=[.!?])\s+(?=[A-Z*(])", " ".join(paragraph.split()))
+
+
+def fixed_load_figures(page, text):
+    found = []
+    for what, pattern in LOAD_DEPENDENT.get(str(page.relative_to(root)), []):
+        for sentence in prose_sentences(text):
+            if re.search(pattern, sentence) and re.search(r"\d", sentence) and not SPREAD.search(sentence):
+                found.append(f"{what} as if fixed: {sentence[:100]!r}")
+    return found
+
+
+def check_pages(pages):
+    problems = []
+    for page in pages:
+        name = page.relative_to(root)
+        text = page.read_text()
+        for what in quoted_solutions(page, text):
+            problems.append(f"{name} shows {what}: name the file instead, the learner reads it "
+                            "after the tests pass")
+        for what in fixed_load_figures(page, text):
+            problems.append(f"{name} quotes {what}: give the spread over runs, or say it moves")
+        filled = fill_static(text)
+        if filled != text:
+            first = next(d for d in difflib.unified_diff(text.splitlines(), filled.splitlines(),
+                                                         lineterm="", n=0)
+                         if d.startswith(("-", "+")) and not d.startswith(("---", "+++")))
+            problems.append(f"{name}: an excerpt, diff or file table no longer matches the code, "
+                            f"first at {first.strip()[:80]!r} (run scripts/update_lesson_readmes.py "
+                            f"--pages {name})")
+    for problem in problems:
+        print(problem)
+    if problems:
+        sys.exit(1)
+    print(f"{len(pages)} pages checked: no solution shown, every block from the code up to date")
+
+
+pages = sorted(root.glob("lessons/[01][0-9]_*/README.md")) + [root / "docs/README.md"]
+if only:
+    pages = [page for page in pages if page.resolve() in only]
+if check:
+    others = [root / "README.md"] + sorted(root.glob("docs/*.md"))
+    check_pages(pages + [page for page in others if page not in pages])
+    sys.exit(0)
+for page in pages:
+    text = page.read_text()
+    if static_only:
+        new = fill_static(text)
+        if new != text:
+            page.write_text(new)
+            print(f"updated {page.relative_to(root)}")
+        continue
+    new = re.sub(r"<!-- output:section-(\d+) -->.*?<!-- /output -->", fill_output, text, flags=re.S)
+    new = fill_static(new)
     new = re.sub(r"<!-- run:(.+?) -->.*?<!-- /run -->", fill_run, new, flags=re.S)
     new = re.sub(r"<!-- measure:settings -->.*?<!-- /measure -->", fill_measure(page), new, flags=re.S)
     new = re.sub(r"<!-- table:(.+?) -->.*?<!-- /table -->", fill_table, new, flags=re.S)

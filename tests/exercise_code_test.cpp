@@ -47,6 +47,38 @@ TEST_F(YoursFlag, RefusesWhatIsNotAnExercise) {
   }
 }
 
+// The lines a lesson ends with under --yours: how many calls matched, or where
+// yours first differed, or that an exercise chosen never ran.
+TEST_F(YoursFlag, TheSummarySaysWhatMatched) {
+  std::ostringstream notes;
+  tang::choose_exercise_code("09a,09b", true, &notes);
+  static tang::ExerciseSwitch matching("09a", "matching_function");
+  static tang::ExerciseSwitch differing("09a", "differing_function");
+  for (int call = 0; call < 3; ++call) {
+    ASSERT_TRUE(matching.compares());
+    matching.check({}, "");
+  }
+  ASSERT_TRUE(differing.compares());
+  differing.check({}, "");
+  ASSERT_TRUE(differing.compares());
+  differing.check({Verdict::kDisagrees, "value 0"}, "");
+  EXPECT_FALSE(differing.compares()) << "one note: no comparing after it";
+  const std::string summary = tang::exercise_summary();
+  EXPECT_NE(summary.find("exercise 09a (matching_function): yours matched the reference on all 3 "
+                         "calls\n"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("exercise 09a (differing_function): yours matched the reference on 1 "
+                         "call, then differed at call 2 (the note above); the run went on with "
+                         "yours, 3 calls in all\n"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("exercise 09b: yours did not run"), std::string::npos) << summary;
+  EXPECT_NE(notes.str().find("call 2 of the run"), std::string::npos) << notes.str();
+  tang::choose_exercise_code("");
+  EXPECT_EQ(tang::exercise_summary(), "") << "nothing without --yours";
+}
+
 TEST(CompareFloats, SameBitsRoundingOrDisagreement) {
   const std::vector<float> theirs{0.5f, 0.25f, 0.25f};
   EXPECT_EQ(tang::compare_floats(theirs, theirs, 0.0f).kind, Verdict::kSame);

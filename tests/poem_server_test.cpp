@@ -190,6 +190,23 @@ TEST(PoemServer, EveryBadRequestGets400NamingTheField) {
   EXPECT_EQ(metric(server, "tang_poems_total"), 0) << "no bad request reached the engine";
 }
 
+// Errors cpp-httplib answers by itself get a JSON body and are counted too.
+TEST(PoemServer, AnUnknownRouteGets404WithAJsonError) {
+  NEED_SHIPPED_MODEL();
+  (void)model;
+  Server server({});
+  auto c = server.client();
+  const auto res = c.Get("/v1/nothing");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 404);
+  const json j = json::parse(res->body, nullptr, false);
+  ASSERT_TRUE(j.contains("error")) << res->body;
+  EXPECT_NE(j["error"]["message"].get<std::string>().find("POST /v1/completions"),
+            std::string::npos)
+      << res->body;
+  EXPECT_EQ(metric(server, "tang_responses_total{status=\"404\"}"), 1.0);
+}
+
 // serve_bench's bodies: completion_body writes what parse_completion_request reads back.
 TEST(PoemServer, ABodyReadsBackAsItsRequest) {
   NEED_SHIPPED_MODEL();
@@ -350,10 +367,21 @@ TEST(PoemServer, AClientThatNeverSendsItsBodyIsTimedOut) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::string answer(buffer, n > 0 ? static_cast<std::size_t>(n) : 0);
   EXPECT_TRUE(n <= 0 || answer.rfind("HTTP/1.1 400", 0) == 0) << answer;
+  EXPECT_TRUE(n <= 0 || answer.find("\"error\"") != std::string::npos) << "a JSON body\n" << answer;
   EXPECT_EQ(read(fd, buffer, sizeof buffer), 0) << "and closed";
   close(fd);
   EXPECT_GE(waited, 0.9) << "it waited --timeout 1 for the body";
   EXPECT_LT(waited, 10.0) << "cut after about --timeout 1";
+
+  // a client that connects and sends nothing is closed after about --timeout 1 too
+  // (not after cpp-httplib's own 5 s keep-alive wait)
+  const int silent = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_EQ(connect(silent, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  const auto silent_start = std::chrono::steady_clock::now();
+  EXPECT_LE(read(silent, buffer, sizeof buffer), 0) << "closed without an answer";
+  close(silent);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - silent_start).count(),
+            4.0);
   auto c = server.client();
   const auto res = c.Post("/v1/completions", R"({"prompt": "春风"})", "application/json");
   ASSERT_TRUE(res);

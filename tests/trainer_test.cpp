@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <numeric>
 #include <string>
 
@@ -195,6 +196,45 @@ TEST(Trainer, RefusesToResumeAnotherAttention) {
                         (dir / "model.safetensors").string());
   EXPECT_EQ(eval.status, 0) << eval.output;
   EXPECT_NE(eval.output.find("1 key/value head"), std::string::npos) << eval.output;
+}
+
+std::map<std::string, std::string> metadata_of(const fs::path& file) {
+  return tang::read_safetensors(file.string()).metadata;
+}
+
+// Lesson 10's pairs: with one --data-seed, models of different shapes (here
+// multi-head and multi-query, which draw different numbers of initial weights)
+// draw the same batches in the same order: their batch samplers stand at the
+// same place after every step. Without it the batches follow the initialisation.
+TEST(Trainer, OneDataSeedGivesRunsOfDifferentShapesTheSameBatches) {
+  const fs::path mha = fresh_dir("pair_mha"), mqa = fresh_dir("pair_mqa");
+  const fs::path corpus = small_corpus(mha);
+  ASSERT_EQ(run(trainer_command(mha, corpus, "--seed 1 --data-seed 7")).status, 0);
+  const auto r = run(trainer_command(mqa, corpus, "--seed 2 --data-seed 7 --kv-heads 1"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("seeds        2 (initialisation), 7 (batches)"), std::string::npos)
+      << r.output;
+  const auto a = metadata_of(mha / "state.safetensors"), b = metadata_of(mqa / "state.safetensors");
+  EXPECT_EQ(a.at("rng_state"), b.at("rng_state")) << "the same batches, whatever the shape";
+  EXPECT_EQ(b.at("setting.data_seed"), "7");
+  const auto model = metadata_of(mqa / "model.safetensors");
+  EXPECT_EQ(model.at("seed"), "2");
+  EXPECT_EQ(model.at("data_seed"), "7");
+
+  // without --data-seed the two shapes part at once
+  const fs::path legacy_mha = fresh_dir("legacy_mha"), legacy_mqa = fresh_dir("legacy_mqa");
+  ASSERT_EQ(run(trainer_command(legacy_mha, corpus, "--seed 1 --stop-at 3")).status, 0);
+  ASSERT_EQ(run(trainer_command(legacy_mqa, corpus, "--seed 1 --stop-at 3 --kv-heads 1")).status,
+            0);
+  EXPECT_NE(metadata_of(legacy_mha / "state.safetensors").at("rng_state"),
+            metadata_of(legacy_mqa / "state.safetensors").at("rng_state"));
+  EXPECT_EQ(metadata_of(legacy_mha / "state.safetensors").at("setting.data_seed"), "init");
+
+  // a resumed run keeps its batch order
+  const auto other = run(trainer_command(legacy_mha, corpus, "--seed 1 --data-seed 7 --resume"));
+  EXPECT_NE(other.status, 0);
+  EXPECT_NE(other.output.find("data_seed = init, this run asks for 7"), std::string::npos)
+      << other.output;
 }
 
 TEST(Trainer, KeyValueHeadsMustDivideTheHeads) {

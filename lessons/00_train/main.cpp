@@ -76,6 +76,9 @@ struct Options {
   std::string log = std::string(TANG_RUNS_DIR) + "/train/training.csv";
   std::string eval_path;
   std::string seed_text = "1337";
+  // Empty: the batches (and dropout masks) continue the initialisation's
+  // generator, as the shipped model was trained; a number: their own generator.
+  std::string data_seed_text;
   bool eval = false, resume = false, overwrite_shipped = false, overwrite = false;
   long steps = 14000, warmup = 100, eval_every = 500, save_every = 100, print_every = 10;
   long stop_at = -1;
@@ -83,6 +86,7 @@ struct Options {
   std::size_t kv_heads = 0, kv_latent = 0;  // lesson 10's variants; 0: multi-head
   float lr = 3e-3f, min_lr = 3e-4f, weight_decay = 0.1f, clip = 1.0f, dropout = 0.1f;
   std::uint64_t seed = 1337;
+  std::optional<std::uint64_t> data_seed;
   int threads = 0;
 };
 
@@ -93,13 +97,18 @@ std::string format_duration(double seconds) {
   return text;
 }
 
+// How the batch order is drawn, as the trainer prints it and the model's metadata records it.
+std::string data_seed_of(const Options& o) {
+  return o.data_seed ? std::to_string(*o.data_seed) : "init";
+}
+
 // The settings a resumed run must share with the run that saved the state.
 std::map<std::string, std::string> settings_of(const Options& o) {
-  return {{"steps", std::to_string(o.steps)},    {"warmup", std::to_string(o.warmup)},
-          {"batch", std::to_string(o.batch)},    {"lr", std::to_string(o.lr)},
-          {"min_lr", std::to_string(o.min_lr)},  {"weight_decay", std::to_string(o.weight_decay)},
-          {"clip", std::to_string(o.clip)},      {"seed", std::to_string(o.seed)},
-          {"dropout", std::to_string(o.dropout)}};
+  return {{"steps", std::to_string(o.steps)},     {"warmup", std::to_string(o.warmup)},
+          {"batch", std::to_string(o.batch)},     {"lr", std::to_string(o.lr)},
+          {"min_lr", std::to_string(o.min_lr)},   {"weight_decay", std::to_string(o.weight_decay)},
+          {"clip", std::to_string(o.clip)},       {"seed", std::to_string(o.seed)},
+          {"dropout", std::to_string(o.dropout)}, {"data_seed", data_seed_of(o)}};
 }
 
 int evaluate_checkpoint(const Options& o) {
@@ -162,6 +171,9 @@ int train(const Options& o) {
     rng.set_state(progress.rng_state);
   } else {
     model.init_random(rng);
+    // With --data-seed the batch order no longer depends on how many numbers
+    // the initialisation drew: models of different shapes see the same batches.
+    if (o.data_seed) rng = tang::Rng(*o.data_seed);
   }
   progress.outputs = this_run;
 
@@ -180,6 +192,9 @@ int train(const Options& o) {
       "BLAS %s\n",
       o.steps, o.batch, o.block, o.lr, o.min_lr, o.dropout, omp_get_max_threads(),
       tang::blas_core_name());
+  std::printf("seeds        %llu (initialisation), %s (batches%s)\n",
+              static_cast<unsigned long long>(o.seed), data_seed_of(o).c_str(),
+              o.data_seed ? "" : ": the initialisation's generator continued");
 
   tang::TrainingLog log(o.log, progress.step);  // cut back to the saved step at its first row
 
@@ -192,7 +207,9 @@ int train(const Options& o) {
       char note[128];
       std::snprintf(note, sizeof note, "%ld steps of %zu x %zu tokens; held-out loss %.4f",
                     progress.step, o.batch, o.block, heldout);
-      tang::save_checkpoint(o.out, exported, {{"training", note}});
+      tang::save_checkpoint(
+          o.out, exported,
+          {{"training", note}, {"seed", std::to_string(o.seed)}, {"data_seed", data_seed_of(o)}});
     }
     g_saving = 0;
     if (g_second_signal != 0) stop_at_once(g_stop_signal);
@@ -375,8 +392,14 @@ int main(int argc, char** argv) {
   app.add_option("--clip", o.clip, "gradient clipping norm")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  app.add_option("--seed", o.seed_text, "random seed (initialisation and batches), in [0, 2^64-1]")
+  app.add_option("--seed", o.seed_text,
+                 "random seed of the initialisation (and of the batches without --data-seed), "
+                 "in [0, 2^64-1]")
       ->capture_default_str();
+  app.add_option("--data-seed", o.data_seed_text,
+                 "random seed of the batch order and dropout masks, in [0, 2^64-1] (default: "
+                 "the initialisation's generator continues); runs of different shapes with one "
+                 "data seed see the same batches");
   app.add_option("--eval-every", o.eval_every, "steps between held-out evaluations")
       ->capture_default_str()
       ->check(CLI::Range(1L, 10000000L));
@@ -395,6 +418,7 @@ int main(int argc, char** argv) {
     }
     o.eval = eval->count() > 0;
     o.seed = tang::parse_seed("--seed", o.seed_text);
+    if (!o.data_seed_text.empty()) o.data_seed = tang::parse_seed("--data-seed", o.data_seed_text);
     return o.eval ? evaluate_checkpoint(o) : train(o);
   });
 }

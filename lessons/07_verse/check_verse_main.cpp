@@ -153,14 +153,20 @@ int main(int argc, char** argv) {
       throw BadOption("give poems to check, or --corpus FILE for pass rates (not both)");
     }
     const VerseTables tables = VerseTables::load_shipped();
-    if (!corpus.empty()) return pass_rates(corpus, markdown, tables);
-    if (poems.size() == 1 && poems[0] == "-") return check_stdin(no_repeat, tables) ? 0 : 1;
-    bool all_pass = true;
-    for (const std::string& poem : poems) {
-      const VerseCheck c = check_verse(poem, tables);
-      std::cout << describe_check(c, no_repeat, "");
-      all_pass = all_pass && c.passes(no_repeat);
-    }
-    return all_pass ? 0 : 1;
+    const auto check = [&] {
+      if (!corpus.empty()) return pass_rates(corpus, markdown, tables);
+      if (poems.size() == 1 && poems[0] == "-") return check_stdin(no_repeat, tables) ? 0 : 1;
+      bool all_pass = true;
+      for (const std::string& poem : poems) {
+        const VerseCheck c = check_verse(poem, tables);
+        std::cout << describe_check(c, no_repeat, "");
+        all_pass = all_pass && c.passes(no_repeat);
+      }
+      return all_pass ? 0 : 1;
+    };
+    const int status = check();
+    if (const std::string summary = exercise_summary(); !summary.empty())
+      std::cout << "\nyour code against the reference solutions:\n" << summary;
+    return status;
   });
 }

@@ -1,5 +1,6 @@
 #include "07_verse/verse_tables.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -105,16 +106,15 @@ VerseTables VerseTables::load(const std::string& tones_path, const std::string& 
     } catch (const std::exception&) {
       group = 0;
     }
-    if (group < 1 || group > static_cast<int>(t.groups_.size()) + 1) {
+    if (group < 1 || group > t.group_count_ + 1) {
       throw UserError(rhymes_path + " line " + std::to_string(row.line) + ": group '" +
                       row.fields[0] + "' of '" + character +
                       "' is not the current group or the next one");
     }
-    if (group > static_cast<int>(t.groups_.size())) t.groups_.emplace_back();
-    t.groups_[static_cast<std::size_t>(group - 1)].push_back(character);
+    t.group_count_ = std::max(t.group_count_, group);
     t.group_of_[character] = group;
   }
-  if (t.tones_.empty() || t.groups_.empty()) {
+  if (t.tones_.empty() || t.group_count_ == 0) {
     throw UserError("the tone or rhyme table is empty (" + tones_path + ", " + rhymes_path + ")");
   }
   return t;
@@ -135,10 +135,6 @@ std::optional<int> VerseTables::rhyme_group(const std::string& character) const 
   const auto it = group_of_.find(character);
   if (it == group_of_.end()) return std::nullopt;
   return it->second;
-}
-
-const std::vector<std::string>& VerseTables::group_members(int group) const {
-  return groups_.at(static_cast<std::size_t>(group - 1));
 }
 
 }  // namespace tang

@@ -39,14 +39,12 @@ class VerseTables {
   std::optional<Tone> tone(const std::string& character) const;
   // The rhyme group, 1 .. group_count(); nullopt when the character is in none.
   std::optional<int> rhyme_group(const std::string& character) const;
-  int group_count() const { return static_cast<int>(groups_.size()); }
-  // A group's characters, the most used first.
-  const std::vector<std::string>& group_members(int group) const;
+  int group_count() const { return group_count_; }
 
  private:
   std::unordered_map<std::string, Tone> tones_;
   std::unordered_map<std::string, int> group_of_;
-  std::vector<std::vector<std::string>> groups_;  // groups_[g - 1]
+  int group_count_ = 0;  // the groups are numbered 1 .. group_count_
 };
 
 }  // namespace tang

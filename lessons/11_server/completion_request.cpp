@@ -2,7 +2,9 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <optional>
 
+#include "07_verse/verse_form.hpp"  // form_named
 #include "errors.hpp"
 #include "utf8.hpp"
 
@@ -66,22 +68,21 @@ ParsedRequest parse_completion_request(std::string_view body, const Tokenizer& t
       r.stream = value.get<bool>();
     } else {
       return refuse(key.empty() ? "\"\"" : show_invisible(key),
-                    "not a field of this server (prompt, max_tokens, temperature, top_k, "
-                    "top_p, seed, stream, heads, form)");
+                    "not a field of this server (model, prompt, max_tokens, temperature, "
+                    "top_k, top_p, seed, stream, heads, form)");
     }
   }
   if (!form.empty() && r.poem.heads.empty()) {
     r.poem.verse = form;  // lesson 07's regular verse: request_problem checks the name
   } else if (!form.empty()) {
-    const std::size_t heads = utf8_split(r.poem.heads).size();
-    const bool five = form == "五绝" || form == "五律", seven = form == "七绝" || form == "七律";
-    if (!five && !seven) return refuse("form", "must be 五绝, 七绝, 五律 or 七律");
-    const std::size_t lines = form == "五律" || form == "七律" ? 8 : 4;
+    const std::optional<VerseForm> named = form_named(form);  // lesson 07's four forms
+    if (!named) return refuse("form", "must be 五绝, 七绝, 五律 or 七律");
+    const std::size_t heads = utf8_split(r.poem.heads).size(), lines = named->lines;
     if (heads != lines)
       return refuse("form", "a " + form + " has " + std::to_string(lines) + " lines: give " +
                                 std::to_string(lines) + " heads (got " + std::to_string(heads) +
                                 ")");
-    r.poem.line_chars = five ? 5 : 7;
+    r.poem.line_chars = named->chars;
   }
   if (const std::string problem = request_problem(r.poem, tokenizer); !problem.empty()) {
     const std::string field = problem.substr(0, problem.find(':'));

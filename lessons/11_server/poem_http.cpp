@@ -53,6 +53,23 @@ std::string error_body(const std::string& message, const std::string& field,
   return j.dump() + "\n";
 }
 
+// The message of an error cpp-httplib answers by itself.
+std::string http_error_message(const httplib::Request& req, int status) {
+  switch (status) {
+    case 404:
+      return "no route " + req.method + " " + req.path +
+             ": the routes are GET /, GET /metrics and POST /v1/completions";
+    case 413:
+      return "the request is larger than the server takes (1 MB)";
+    case 414:
+      return "the request's address is too long";
+    case 400:
+      return "the request could not be read: malformed, or not sent within --timeout seconds";
+    default:
+      return "the server cannot answer this request (HTTP " + std::to_string(status) + ")";
+  }
+}
+
 std::string finish_reason(const ServedPoem& p) {
   return p.stopped ? "cancelled" : p.ended ? "stop" : "length";
 }
@@ -128,8 +145,20 @@ PoemHttpServer::PoemHttpServer(const GPT& model, const ServerSettings& settings)
   page_.assign(std::istreambuf_iterator<char>(page), {});
   const std::size_t threads = settings.engine.max_texts + 8;  // every open text and a few more
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // --timeout: the longest wait for a request to start, for each read of it and
+  // each write of the answer (cpp-httplib's keep-alive wait is 5 s of its own otherwise)
+  http_->set_keep_alive_timeout(settings.client_timeout.count());
   http_->set_read_timeout(settings.client_timeout);
   http_->set_write_timeout(settings.client_timeout);
+  // Every error answer has a JSON body and is counted, also those cpp-httplib gives
+  // itself (a route that does not exist, a request it could not read, one too large).
+  http_->set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;  // ours: counted and with its body already
+    res.set_content(error_body(http_error_message(req, res.status), "",
+                               res.status == 404 ? "not_found_error" : "invalid_request_error"),
+                    "application/json");
+    metrics_->answered(res.status);
+  });
   http_->set_payload_max_length(1 << 20);  // bigger bodies: 413 before reading them
   http_->set_tcp_nodelay(true);            // each event goes out at once, not held to fill a packet
   // cpp-httplib 0.11 listens with a queue of 5 connections not yet accepted: a burst

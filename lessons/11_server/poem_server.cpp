@@ -46,12 +46,14 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
   app.add_option("--max-texts", settings.engine.max_texts,
-                 "poems written at once; more get 503 (busy), in [1, 4096]")
+                 "poems open at once (written or waiting to start); more get 503 (busy), "
+                 "in [1, 4096]")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
   app.add_flag("--no-prefix-reuse", no_reuse, "compute every opening, even one the pool holds");
   app.add_option("--timeout", timeout,
-                 "seconds a client may take to send its request or read an answer, in [1, 600]")
+                 "seconds the server waits for a request to start, and for each read of a "
+                 "request or write of an answer; then it closes the connection, in [1, 600]")
       ->capture_default_str()
       ->check(CLI::Range(1, 600));
   app.add_option("--drain", drain,

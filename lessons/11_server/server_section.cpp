@@ -111,7 +111,10 @@ void show_clients(LessonContext& c, const ServerOptions& o, const ServedCost& co
         << ", seeds " << c.options.seed << " .. " << c.options.seed + requests.size() - 1
         << "), sent by clients that each send the next\n  as soon as theirs is answered. One "
            "client is one request at a time. Each step predicted as its\n  forward passes "
-           "(lesson 06's cost model) plus the overhead at its number of texts, and measured:\n"
+           "(lesson 06's cost model) plus the overhead at its number of texts, and measured (the "
+           "steps,\n"
+           "  the mean batch and every time move from run to run with the machine's load; the "
+           "poems do not):\n"
            "    clients  steps  mean batch   forward s predicted  measured   besides s predicted  "
            "measured   chars/s predicted  measured  measured/predicted   ms/char p50 predicted  "
            "measured   p95   same as lesson 06\n";
@@ -195,7 +198,8 @@ void show_small_pool(LessonContext& c) {
         << human_bytes(16.0 * double(c.model.config().block_size) *
                        double(kv_cache_bytes_per_position(c.model.config())))
         << "):\n    " << s.counters.preemptions
-        << " times a text gave its blocks back and computed them again later; at most "
+        << " times a text gave its blocks back and computed them again later (a count that "
+           "moves from run to run\n    with the threads' timing; the poems do not); at most "
         << s.counters.most_blocks_in_use
         << " blocks in use;\n    the poems the same as lesson "
            "06 writes alone: "

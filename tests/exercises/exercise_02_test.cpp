@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <limits>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -122,6 +123,22 @@ TEST(Exercise02, SampleFromARoundingShortTotalGivesTheLastNonZero) {
               "the total reaches 0.9999, below the coin: the last id with p > 0 is 3");
 }
 
+// The distribution is the first ids of a longer buffer: the ids past its end must not
+// count. Here they would complete the total and move the draw.
+TEST(Exercise02, SampleFromReadsNothingPastTheEndOfItsSpan) {
+  const std::vector<float> buffer = {0.3f, 0.3f, 0.3f, 0.5f, 0.5f};
+  const std::span<const float> p = std::span(buffer).first(3);  // (0.3, 0.3, 0.3)
+  for (const float coin : {0.95f, 0.99f}) {
+    const TokenId got = sample_from(p, coin);
+    EXPECT_EQ(got, 2) << "sample_from(0.3, 0.3, 0.3) with coin " << num(coin)
+                      << ": the total only reaches 0.9, so the answer is the last id, 2; yours "
+                         "gave "
+                      << got
+                      << ". The span ends at id 2 but the buffer it lies in goes on with 0.5, "
+                         "0.5: walk probabilities.size() ids, never past the span's end";
+  }
+}
+
 TEST(Exercise02, SampleFromAgreesWithTheTextOnRandomDistributions) {
   tang::Rng rng(21);
   for (int trial = 0; trial < 300; ++trial) {
@@ -227,6 +244,26 @@ TEST(Exercise02, LogitsAreReadOnly) {
   std::vector<float> copy = logits;
   sample_with_temperature(copy, 0.7f, 0.4f);
   EXPECT_EQ(copy, logits) << "sample_with_temperature must work on a copy: logits are read only";
+}
+
+// The logits are the first ids of a longer buffer whose next logit is the largest:
+// neither the largest logit nor the softmax may look past the span's end.
+TEST(Exercise02, ReadsNothingPastTheEndOfTheLogits) {
+  const std::vector<float> buffer = {0.0f, std::log(3.0f), 100.0f, 50.0f};
+  const std::span<const float> logits = std::span(buffer).first(2);  // p = (0.25, 0.75)
+  const std::string past =
+      "; the span ends at id 1, but the buffer it lies in goes on with the logits 100, 50: "
+      "look at logits.size() ids only, never past the span's end";
+  TokenId got = sample_with_temperature(logits, 0.0f, 0.5f);
+  EXPECT_EQ(got, 1) << "logits (0, ln 3) at T = 0: the largest is id 1, yours gave " << got << past;
+  got = sample_with_temperature(logits, 1.0f, 0.2f);
+  EXPECT_EQ(got, 0) << "logits (0, ln 3) at T = 1: p = (0.25, 0.75), coin 0.2 picks id 0, yours "
+                       "gave "
+                    << got << past;
+  got = sample_with_temperature(logits, 1.0f, 0.3f);
+  EXPECT_EQ(got, 1) << "logits (0, ln 3) at T = 1: p = (0.25, 0.75), coin 0.3 picks id 1, yours "
+                       "gave "
+                    << got << past;
 }
 
 TEST(Exercise02, FrequenciesFollowTheProbabilities) {

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -158,6 +159,24 @@ TEST(Exercise03, ZerosStayZero) {
   expect_filtered({0.0f, 0.5f, 0.0f, 0.3f, 0.2f, 0.0f}, 0.9f, {0.0f, 0.5f, 0.0f, 0.3f, 0.2f, 0.0f},
                   "0.5 + 0.3 + 0.2 = 1.0 reaches 0.9 only with id 4; the zeros (left by top-k) "
                   "stay zero");
+}
+
+// The distribution is the first ids of a longer buffer (as a row of a batch is): the
+// probabilities past its end must neither join the ranking nor be changed.
+TEST(Exercise03, ReadsAndWritesNothingPastTheEndOfItsSpan) {
+  std::vector<float> buffer = {0.5f, 0.3f, 0.2f, 0.9f, 0.05f};
+  top_p_filter(std::span(buffer).first(3), 0.75f);
+  const std::vector<float> yours(buffer.begin(), buffer.begin() + 3);
+  const std::vector<float> expected = {0.625f, 0.375f, 0.0f};
+  bool same = true;
+  for (std::size_t i = 0; i < 3; ++i) same = same && std::abs(yours[i] - expected[i]) <= 1e-6f;
+  EXPECT_TRUE(same) << "top_p_filter(0.5, 0.3, 0.2) with p = 0.75 should give " << show(expected)
+                    << ", yours gave " << show(yours)
+                    << ". The span ends at id 2, but the buffer it lies in goes on with 0.9 and "
+                       "0.05: a 0.9 in the ranking reaches p alone and zeroes the whole span. "
+                       "Rank probabilities.size() ids only, never past the span's end";
+  EXPECT_EQ(buffer[3], 0.9f) << "the 0.9 just past the end of the span is not yours to change";
+  EXPECT_EQ(buffer[4], 0.05f) << "the 0.05 past the end of the span is not yours to change";
 }
 
 // --- the exact arithmetic -----------------------------------------------------------

@@ -21,6 +21,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -193,6 +194,23 @@ TEST(Exercise03b, PenaltyRejectsIdsOutsideTheVocabularyAndBadPenalties) {
   }
 }
 
+// The logits and the recent ids are the first entries of longer buffers (as the lesson
+// passes its window of the last 64 characters): what lies past either end is not theirs.
+TEST(Exercise03b, PenaltyReadsAndWritesNothingPastTheEndOfItsSpans) {
+  std::vector<float> logits = {2.0f, -1.0f, 3.0f, 5.0f, 5.0f};
+  const std::vector<TokenId> history = {0, 0, 1, 2};  // the window is the first two
+  repetition_penalty(std::span(logits).first(3), std::span(history).first(2), 2.0f);
+  const std::vector<float> yours(logits.begin(), logits.begin() + 3);
+  EXPECT_TRUE(close(yours, {1.0f, -1.0f, 3.0f}))
+      << "repetition_penalty(2, -1, 3) with recent (0, 0) and penalty 2 should give (1, -1, 3), "
+         "yours gave "
+      << show(yours)
+      << ". Only id 0 is recent: the recent span ends after its two 0s, but the buffer it lies "
+         "in goes on with the ids 1 and 2. Read recent.size() ids only, never past the span's end";
+  EXPECT_EQ(logits[3], 5.0f) << "the logit just past the end of the span is not yours to change";
+  EXPECT_EQ(logits[4], 5.0f) << "the logit past the end of the span is not yours to change";
+}
+
 // --- repetition_penalty, the exact arithmetic ------------------------------------------
 
 TEST(Exercise03b, PenaltySameBitsAsTheExercisesTextOnRandomLogits) {
@@ -303,6 +321,23 @@ TEST(Exercise03b, MinPRejectsValuesOutsideZeroToOne) {
     expect_invalid_argument([&] { min_p_filter(probabilities, bad); },
                             "min_p_filter with min_p = " + num(bad) + " (outside [0, 1])");
   }
+}
+
+// The distribution is the first ids of a longer buffer: the 0.9 past its end must not
+// become the largest (its border 0.18 would drop the 0.15), nor any value there change.
+TEST(Exercise03b, MinPReadsAndWritesNothingPastTheEndOfItsSpan) {
+  std::vector<float> buffer = {0.5f, 0.3f, 0.15f, 0.05f, 0.9f, 0.01f};
+  min_p_filter(std::span(buffer).first(4), 0.2f);
+  const std::vector<float> yours(buffer.begin(), buffer.begin() + 4);
+  const std::vector<float> expected = {0.5f / 0.95f, 0.3f / 0.95f, 0.15f / 0.95f, 0.0f};
+  EXPECT_TRUE(close(yours, expected))
+      << "min_p_filter(0.5, 0.3, 0.15, 0.05) with min_p = 0.2 should give " << show(expected)
+      << ", yours gave " << show(yours)
+      << ". The span ends at id 3, but the buffer it lies in goes on with 0.9 and 0.01: the "
+         "largest is the span's own 0.5 (border 0.1). Read probabilities.size() ids only, never "
+         "past the span's end";
+  EXPECT_EQ(buffer[4], 0.9f) << "the 0.9 just past the end of the span is not yours to change";
+  EXPECT_EQ(buffer[5], 0.01f) << "the 0.01 past the end of the span is not yours to change";
 }
 
 // --- min_p_filter, the exact arithmetic ---------------------------------------------------

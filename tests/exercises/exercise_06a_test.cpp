@@ -163,6 +163,59 @@ TEST(Exercise06a, NothingPastTheNewPositionsIsWritten) {
   }
 }
 
+// A cache is reused: a new text starts at position 0 in rows a longer, older text
+// filled. qkv, tokens and out point into buffers that go on past the step's T rows.
+// Rows past start + t (the older text's keys and values) and the rows after the step's
+// T must change nothing: they are finite, plausible numbers, so reading one moves the output.
+TEST(Exercise06a, ReadsNothingPastTheNewPositions) {
+  const Sequence old_text = random_sequence(41), s = random_sequence(42);
+  std::vector<float> k_cache(N * C), v_cache(N * C), scratch(N * C);
+  attention_with_cache(scratch.data(), old_text.qkv.data(), k_cache.data(), v_cache.data(), 0, N, C,
+                       NH);
+  const float sentinel = 12345.0f;
+  std::vector<float> out(N * C, sentinel);
+  std::size_t start = 0;
+  for (const std::size_t T : {5, 3}) {
+    attention_with_cache(out.data() + start * C, s.qkv.data() + start * 3 * C, k_cache.data(),
+                         v_cache.data(), start, T, C, NH);
+    start += T;
+  }
+  for (std::size_t t = 0; t < 8; ++t) {
+    const std::size_t i = first_difference(&out[t * C], &s.full[t * C], C);
+    ASSERT_EQ(i, C) << "a new text in a cache an older, longer text filled: position " << t
+                    << ", column " << i << " is " << exact(out[t * C + i])
+                    << ", attention over the new text gives " << exact(s.full[t * C + i])
+                    << ". Cache rows past start+t still hold the old text's keys and values: "
+                       "attend over rows 0 .. start+t only (n = start+t+1), never the whole cache";
+  }
+  for (std::size_t i = 8 * C; i < N * C; ++i) {
+    ASSERT_EQ(out[i], sentinel) << "after positions 0 .. 7, out row " << i / C
+                                << " was written: out has T rows, and qkv's rows past T are the "
+                                   "next positions', not this step's";
+  }
+
+  // embed_with_offset: tokens and out go on past T too
+  const std::size_t V = 7;
+  tang::Rng rng(43);
+  std::vector<float> wte(V * C), wpe(N * C);
+  for (float& x : wte) x = rng.normal();
+  for (float& x : wpe) x = rng.normal();
+  std::vector<TokenId> tokens(N);
+  for (TokenId& t : tokens) t = static_cast<TokenId>(rng.below(V));
+  std::vector<float> embedded(N * C, sentinel);
+  start = 0;
+  for (const std::size_t T : {5, 3}) {
+    embed_with_offset(embedded.data() + start * C, tokens.data() + start, T, start, wte.data(),
+                      wpe.data(), C);
+    start += T;
+  }
+  for (std::size_t i = 8 * C; i < N * C; ++i) {
+    ASSERT_EQ(embedded[i], sentinel)
+        << "embed_with_offset after positions 0 .. 7 wrote out row " << i / C
+        << ": the step has T rows; tokens[T] and beyond (the buffer goes on) are not its own";
+  }
+}
+
 TEST(Exercise06a, EmbeddingPositionsStartAtStart) {
   const std::size_t V = 7;
   tang::Rng rng(4);

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -72,6 +73,21 @@ TEST(Exercise07a, LengthsThatDifferThrow) {
       << "a line of 5 against a pattern of 7 must throw std::invalid_argument";
   EXPECT_THROW(tone_mismatches(std::vector{P}, std::vector<Tone>{}), std::invalid_argument)
       << "a line of 1 against an empty pattern must throw std::invalid_argument";
+}
+
+// A five-character line and its pattern, each the first five tones of a longer buffer
+// (a line of a poem's tones, a row of a form's patterns): positions 6 and 7 past their
+// ends clash, 仄 against 平, and must not be checked.
+TEST(Exercise07a, ChecksNothingPastTheEndOfTheSpans) {
+  const std::vector<Tone> line_buffer = {P, P, Z, Z, P, Z, Z};
+  const std::vector<Tone> pattern_buffer = {P, P, Z, Z, P, P, P};
+  const std::span<const Tone> line = std::span(line_buffer).first(5);
+  const std::span<const Tone> pattern = std::span(pattern_buffer).first(5);
+  const Positions got = tone_mismatches(line, pattern);
+  EXPECT_EQ(got, Positions{})
+      << "the line 平平仄仄平 against the pattern 平平仄仄平 fits; the spans end at position 5, "
+         "but the buffers they lie in go on with 仄仄 and 平平, which clash at 6 and 7. Check "
+         "line.size() positions only, never past the spans' ends (a line may have 5 characters)";
 }
 
 TEST(Exercise07a, ChuSaiAgainstTheSevenCharacterPattern) {

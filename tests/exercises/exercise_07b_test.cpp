@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -100,6 +101,23 @@ TEST(Exercise07b, MismatchedSizesAndWidthZeroThrow) {
   EXPECT_THROW(beam_step(one, one_row, all_allowed(2, 2), 1), std::invalid_argument);
   EXPECT_THROW(beam_step(one, one_row, all_allowed(1, 3), 1), std::invalid_argument);
   EXPECT_THROW(beam_step(one, one_row, all_allowed(1, 2), 0), std::invalid_argument);
+}
+
+// The beams are the first two of longer buffers (as when fewer beams are alive than
+// the search has room for): the third beam past their ends scores best of all and must
+// not be extended.
+TEST(Exercise07b, ExtendsNoBeamPastTheEndOfTheSpans) {
+  const std::vector<double> score_buffer = {-1.0, -3.0, 0.0};
+  const std::vector<std::vector<float>> lp_buffer = {
+      {-2.0f, -0.5f, -4.0f}, {-0.1f, -3.0f, -0.2f}, {-0.01f, -0.02f, -0.03f}};
+  const std::vector<LogitMask> mask_buffer = all_allowed(3, 3);
+  const auto got = beam_step(std::span(score_buffer).first(2), std::span(lp_buffer).first(2),
+                             std::span(mask_buffer).first(2), 3);
+  EXPECT_EQ(picks(got), (std::vector<std::pair<std::size_t, TokenId>>{{0, 1}, {0, 0}, {1, 0}}))
+      << "two beams (scores -1 and -3): the best extensions are beam 0 + 1, beam 0 + 0, beam 1 + "
+         "0. The spans end after beam 1, but the buffers they lie in go on with a beam 2 of "
+         "score 0, whose extensions would all beat them: extend scores.size() beams only, never "
+         "past the spans' ends";
 }
 
 TEST(Exercise07b, RandomBeamsAgreeWithABruteForce) {

@@ -157,6 +157,50 @@ TEST(Exercise08a, DequantizeMultipliesEachQuantByItsBlockScale) {
   EXPECT_EQ(x, expected);
 }
 
+// A row is one of a matrix's rows (StoredMatrix quantizes them one by one): x, quants
+// and scales point into larger buffers, and the next row, whose values are 1000, starts
+// right after x's end. Nothing past the row's n values and n / 32 scales is read or written.
+TEST(Exercise08a, ARowInsideAMatrixReadsAndWritesOnlyItsOwnValues) {
+  const std::size_t n = 2 * kQuantBlock;
+  std::vector<float> matrix(3 * n, 1000.0f);  // rows 0 and 2 are 1000s; row 1 is the row
+  const std::vector<float> first = block({127, 64, -1}), second = block({-254, 7, 3});
+  std::copy(first.begin(), first.end(), matrix.begin() + n);
+  std::copy(second.begin(), second.end(), matrix.begin() + n + kQuantBlock);
+  Quants quants(3 * n, 99);
+  std::vector<float> scales(6, -1.0f);
+  quantize_row(matrix.data() + n, n, quants.data() + n, scales.data() + 2);
+
+  EXPECT_EQ(std::vector<float>(scales.begin() + 2, scales.begin() + 4),
+            (std::vector<float>{1.0f, 2.0f}))
+      << "the row's blocks have largest magnitudes 127 and 254: scales 1 and 2. The row ends "
+         "after its 64 values, but the matrix goes on with the next row's 1000s: take each "
+         "block's largest over its own 32 values, never past x + n";
+  Quants expected = quants_of({127, 64, -1});
+  const Quants tail = quants_of({-127, 4, 2});
+  expected.insert(expected.end(), tail.begin(), tail.end());
+  EXPECT_EQ(ints(Quants(quants.begin() + n, quants.begin() + 2 * n)), ints(expected));
+  for (std::size_t i = 2 * n; i < 3 * n; ++i) {
+    ASSERT_EQ(int{quants[i]}, 99) << "quants[" << i - n << "] is past the row's n = " << n
+                                  << " quants: not yours to write";
+  }
+  EXPECT_EQ(scales[4], -1.0f) << "scales[n / 32] is past the row's 2 scales: not yours to write";
+  EXPECT_EQ(scales[1], -1.0f) << "scales[-1] is before the row's scales: not yours to write";
+
+  // dequantize_row the same way: the next row's quants (127) and scale (100) follow
+  std::fill(quants.begin() + 2 * n, quants.end(), std::int8_t{127});
+  scales[4] = 100.0f;
+  std::vector<float> back(3 * n, 7.0f);
+  dequantize_row(quants.data() + n, scales.data() + 2, n, back.data() + n);
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(back[n + i], static_cast<float>(expected[i]) * (i < kQuantBlock ? 1.0f : 2.0f))
+        << "dequantize_row: value " << i << " is its quant times its block's scale";
+  }
+  for (std::size_t i = 2 * n; i < 3 * n; ++i) {
+    ASSERT_EQ(back[i], 7.0f) << "dequantize_row wrote x[" << i - n << "], past the row's n = " << n
+                             << " values (reading the next row's quants and scale)";
+  }
+}
+
 TEST(Exercise08a, RandomRowsComeBackWithinHalfAStep) {
   std::mt19937 gen(32);
   std::normal_distribution<float> normal(0.0f, 1.0f);

@@ -103,6 +103,27 @@ TEST(Exercise08b, EveryValueOfTheRowIsWrittenAndNothingElse) {
   EXPECT_EQ(hex(out[0], 4), "0x3F80");
 }
 
+// A row of 5 in the middle of a matrix (StoredMatrix rounds it row by row): x and out
+// point into larger buffers. 5 is no multiple of 2, 4 or 8, so a loop that rounds the
+// tail as a whole group reads the next row's values and writes them past out + n.
+TEST(Exercise08b, ARowInsideAMatrixWritesOnlyItsOwnValues) {
+  const std::vector<float> matrix = {9.0f, 9.0f, 9.0f, 1.0f, -2.5f, 3.0e-3f,
+                                     7.0f, 0.5f, 9.0f, 9.0f, 9.0f,  9.0f};
+  std::vector<std::uint16_t> out(12, 0xBEEF);
+  round_to_bf16(matrix.data() + 3, 5, out.data() + 2);
+  const char* expected[] = {"0x3F80", "0xC020", "0x3B45", "0x40E0", "0x3F00"};
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(hex(out[2 + i], 4), expected[i])
+        << "value " << i << " of the row: float32 " << matrix[3 + i];
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (i >= 2 && i < 7) continue;
+    EXPECT_EQ(hex(out[i], 4), "0xBEEF")
+        << "out[" << static_cast<long>(i) - 2 << "] is outside the row's n = 5 values: not yours "
+        << "to write (the row ends after 5; the matrix goes on with the next row's 9s)";
+  }
+}
+
 TEST(Exercise08b, RandomRowsComeBackWithinHalfAStepOfTheirOwnMantissa) {
   std::mt19937 gen(16);
   std::normal_distribution<float> normal(0.0f, 1.0f);

@@ -12,6 +12,7 @@
 
 #include <map>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -130,6 +131,25 @@ TEST(Exercise09a, RandomAttentionAgainstCoordinates) {
     EXPECT_EQ(s.queries, queries) << "trial " << trial;
     EXPECT_NEAR(s.weight, weight, 1e-9) << "trial " << trial;
   }
+}
+
+// The lesson passes one head's (T, T) slice of the (NH, T, T) attention, and the
+// poem's coordinates may go on past T: here head 1 (all weights 1) follows head 0, and
+// a third line, whose characters would have a previous line, follows position T - 1.
+TEST(Exercise09a, ReadsNothingPastTheEndOfTheSpans) {
+  const auto head0 = one_hot(kT, [](std::size_t t) { return t >= 7 && t <= 11 ? t - 6 : t; });
+  std::vector<float> weights(head0);
+  weights.resize(2 * kT * kT, 1.0f);  // head 1
+  std::vector<int> line = kLine, column = kColumn;
+  for (int j = 0; j < 5; ++j) line.push_back(2), column.push_back(j);  // a third line
+  const PatternSum s = previous_line_column(std::span(weights).first(kT * kT), kT,
+                                            std::span(line).first(kT), std::span(column).first(kT));
+  EXPECT_EQ(s.queries, 5u) << "the spans hold positions 0 .. 12: only 黄河入海流 has a previous "
+                              "line. The buffers they lie in go on with a third line and another "
+                              "head's weights: read T positions only, never past the spans' ends";
+  EXPECT_DOUBLE_EQ(s.weight, 5.0)
+      << "each of the five puts all its weight on its parallel position; the weights past the "
+         "span's end (another head's) are not this head's";
 }
 
 TEST(Exercise09a, MismatchedSizesAreErrors) {

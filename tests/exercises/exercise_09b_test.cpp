@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -100,6 +101,33 @@ TEST(Exercise09b, TheLastBlocksStreamGivesTheModelsOwnOutput) {
           << ": ln_f and the output layer on the last block's stream are the model's own last "
              "two steps, bit for bit";
     }
+  }
+}
+
+// The lesson passes one position's stream, a span of C numbers inside the (T, C)
+// residual: here the next C numbers past its end are another position's, made large,
+// and ln_f must not see them (its mean and variance would change every probability).
+TEST(Exercise09b, ReadsNothingPastTheEndOfTheResidual) {
+  GPT model = tiny_model(3, 2, 1);
+  const tang::GPTWeights& w = model.weights();
+  w.lnf_w[0] = w.lnf_w[1] = 1.0f;
+  w.lnf_b[0] = w.lnf_b[1] = 0.0f;
+  const float wte[] = {1, 0, 0, 1, 1, 1};
+  std::copy(std::begin(wte), std::end(wte), w.wte);
+  const std::vector<float> stream = {1.0f, 3.0f, 40.0f, -70.0f};  // positions 0 and 1
+  const std::vector<Candidate> top = logit_lens(model, std::span(stream).first(2), 3);
+  ASSERT_EQ(top.size(), 3u);
+  // as in OnPaper: ln_f of (1, 3) is about (-1, 1), the logits -1, 1, 0
+  const double z = 1.0 / std::sqrt(1.0 + 1e-5);
+  const double total = std::exp(z) + 1.0 + std::exp(-z);
+  const double expected[] = {std::exp(z) / total, 1.0 / total, std::exp(-z) / total};
+  const tang::TokenId ids[] = {1, 2, 0};
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(top[i].id, ids[i]) << "place " << i;
+    EXPECT_NEAR(top[i].probability, expected[i], 1e-6)
+        << "the residual is (1, 3), as in OnPaper; the span ends after C = 2 numbers, but the "
+           "buffer it lies in goes on with 40, -70: normalise residual.size() numbers only, "
+           "never past the span's end";
   }
 }
 

@@ -148,6 +148,36 @@ TEST(Exercise10a, EightHeadsInTwoGroupsOfFour) {
   }
 }
 
+// A cache is reused: a new text starts at position 0 in rows an older text filled, so
+// every row past start + t holds finite, plausible keys and values; proj and out point
+// into buffers that go on past the step's T rows. None of that may change the output.
+TEST(Exercise10a, ReadsNothingPastTheNewPositions) {
+  const Sequence s = random_sequence(2, 43);
+  tang::Rng rng(44);
+  std::vector<float> cache(kCapacity * s.W);
+  for (float& x : cache) x = rng.normal();  // the older text's keys and values
+  const float sentinel = 12345.0f;
+  std::vector<float> out(N * C, sentinel);
+  std::size_t start = 0;
+  for (const std::size_t T : {5, 3}) {
+    grouped_attention_with_cache(out.data() + start * C, s.proj.data() + start * s.P, cache.data(),
+                                 kCapacity, start, T, C, NH, 2);
+    start += T;
+  }
+  for (std::size_t i = 0; i < 8 * C; ++i) {
+    ASSERT_EQ(std::memcmp(&out[i], &s.full[i], sizeof(float)), 0)
+        << "a new text in a cache an older text filled: position " << i / C << ", column " << i % C
+        << " is " << exact(out[i]) << ", the uncached model gives " << exact(s.full[i])
+        << ". Every cache row past start+t still holds the old text's keys and values: attend "
+           "over rows 0 .. start+t of the head only (n = start+t+1), never the whole capacity";
+  }
+  for (std::size_t i = 8 * C; i < N * C; ++i) {
+    ASSERT_EQ(out[i], sentinel) << "after positions 0 .. 7, out row " << i / C
+                                << " was written: out has T rows, and proj's rows past T are the "
+                                   "next positions', not this step's";
+  }
+}
+
 TEST(Exercise10a, TheFirstPositionSeesOnlyItself) {
   const Sequence s = random_sequence(2, 5);
   std::vector<float> cache(kCapacity * s.W), out(C);

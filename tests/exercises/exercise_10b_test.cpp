@@ -108,6 +108,37 @@ TEST(Exercise10b, TheFirstPositionGetsItsOwnValue) {
   }
 }
 
+// A cache is reused: a new text starts at position 0 in rows an older text filled, so
+// every row past start + t holds a finite, plausible latent; proj and out point into
+// buffers that go on past the step's T rows. None of that may change the output.
+TEST(Exercise10b, ReadsNothingPastTheNewPositions) {
+  const Sequence s = random_sequence(45);
+  tang::Rng rng(46);
+  std::vector<float> cache(N * DC);
+  for (float& x : cache) x = 2.0f * rng.normal();  // the older text's latents
+  const float sentinel = 12345.0f;
+  std::vector<float> out(N * C, sentinel);
+  std::size_t start = 0;
+  for (const std::size_t T : {5, 3}) {
+    latent_attention_with_cache(out.data() + start * C, s.proj.data() + start * P, cache.data(),
+                                s.kv_up.data(), start, T, C, NH, DC);
+    start += T;
+  }
+  for (std::size_t i = 0; i < 8 * C; ++i) {
+    ASSERT_NEAR(out[i], s.full[i], 1e-4f)
+        << "a new text in a cache an older text filled: position " << i / C << ", column " << i % C
+        << " is " << exact(out[i]) << ", the model with rebuilt keys and values gives "
+        << exact(s.full[i])
+        << ". Every cache row past start+t still holds the old text's latent: attend over rows "
+           "0 .. start+t only (n = start+t+1), never the whole cache";
+  }
+  for (std::size_t i = 8 * C; i < N * C; ++i) {
+    ASSERT_EQ(out[i], sentinel) << "after positions 0 .. 7, out row " << i / C
+                                << " was written: out has T rows, and proj's rows past T are the "
+                                   "next positions', not this step's";
+  }
+}
+
 TEST(Exercise10b, NothingPastTheNewPositionsIsWritten) {
   const Sequence s = random_sequence(9);
   const float sentinel = 12345.0f;

@@ -13,6 +13,7 @@
 
 #include <cstring>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,40 @@ TEST(Exercise11a, BlocksOfOnePosition) {
     ASSERT_EQ(std::memcmp(&out[i], &r.full[i], sizeof(float)), 0)
         << "blocks of one position: position " << i / C << " is " << exact(out[i])
         << ", lesson 06's cache gives " << exact(r.full[i]);
+  }
+}
+
+// The table is the text's first blocks inside a longer list (the engine's table has
+// room for the whole poem), and the pool's rows hold older texts' keys and values:
+// the rows of the last block past start + t, and the blocks past the table's end,
+// are finite and plausible, so attending over any of them moves the output.
+TEST(Exercise11a, ReadsNothingPastTheTextsPositions) {
+  const Positions r = lesson_six(47);
+  tang::Rng rng(48);
+  std::vector<float> k_pool(kPoolBlocks * 4 * C), v_pool(kPoolBlocks * 4 * C);
+  for (float& x : k_pool) x = rng.normal();  // older texts' keys and values
+  for (float& x : v_pool) x = rng.normal();
+  const std::vector<BlockId> blocks = {6, 2, 11, 4, 0};
+  const std::span<const BlockId> table = std::span(blocks).first(3);  // positions 0 .. 11
+  const float sentinel = 12345.0f;
+  std::vector<float> out(N * C, sentinel);
+  std::size_t start = 0;
+  for (const std::size_t T : {6, 4}) {
+    paged_attention_with_cache(out.data() + start * C, r.qkv.data() + start * 3 * C, k_pool.data(),
+                               v_pool.data(), table, 4, start, T, C, NH);
+    start += T;
+  }
+  for (std::size_t i = 0; i < 10 * C; ++i) {
+    ASSERT_EQ(std::memcmp(&out[i], &r.full[i], sizeof(float)), 0)
+        << "positions 0 .. 9 in blocks 6, 2, 11 of a pool older texts filled: position " << i / C
+        << ", column " << i % C << " is " << exact(out[i]) << ", lesson 06's cache gives "
+        << exact(r.full[i])
+        << ". Block 11's rows past position 9, and blocks 4 and 0 (past the table's span, in the "
+           "buffer it lies in), hold other texts' keys: attend over positions 0 .. start+t only, "
+           "never whole blocks or the whole table";
+  }
+  for (std::size_t i = 10 * C; i < N * C; ++i) {
+    ASSERT_EQ(out[i], sentinel) << "out has T rows: row " << i / C << " is not yours";
   }
 }
 

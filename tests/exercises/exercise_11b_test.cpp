@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <span>
 #include <vector>
 
 #include "11_server/exercise/cached_prefix.hpp"
@@ -70,6 +71,20 @@ TEST(Exercise11b, NeverAPartBlockAndNothingForAShortRequest) {
   EXPECT_TRUE(cached_prefix(index, std::vector<TokenId>{1, 2, 3}, 4, 10).empty())
       << "3 tokens do not make a block of 4";
   EXPECT_TRUE(cached_prefix(tang::PrefixIndex{}, std::vector<TokenId>{}, 4, 10).empty());
+}
+
+// The request is the first 5 tokens of a longer buffer (as when the server looks up
+// part of a text): token 6 lies just past its end, and [5 6] is cached as block 9.
+TEST(Exercise11b, ReadsNothingPastTheEndOfTheRequest) {
+  tang::PrefixIndex index;
+  add_chain(index, {1, 2, 3, 4, 5, 6}, 2, {7, 3, 9});
+  const std::vector<TokenId> buffer = {1, 2, 3, 4, 5, 6, 8};
+  const std::span<const TokenId> request = std::span(buffer).first(5);  // 1 2 3 4 5
+  EXPECT_EQ(cached_prefix(index, request, 2, 10), (std::vector<BlockId>{7, 3}))
+      << "the request is 1 2 3 4 5: blocks [1 2] [3 4], then 5 alone, a part block. Block 9 "
+         "holds [5 6]: an answer ending in 9 hashed block_size tokens from the 5 on, reading "
+         "the 6 that lies past the end of the request's span. Stop where fewer than "
+         "block_size tokens are left: (i + 1) * block_size <= tokens.size()";
 }
 
 }  // namespace

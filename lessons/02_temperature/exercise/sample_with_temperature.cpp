@@ -2,7 +2,7 @@
 //
 // TokenId sample_from(probabilities, coin)
 //
-//   probabilities  one per character (id = index), each >= 0, summing to 1
+//   probabilities  (V) one per character (id = index), each >= 0, summing to 1
 //                  (up to rounding); at least one is above 0
 //   coin           a uniform random number in [0, 1)
 //
@@ -15,17 +15,17 @@
 //
 // TokenId sample_with_temperature(logits, temperature, coin)
 //
-//   logits       one score per character; some may be -infinity (banned
-//                characters), at least one is finite
+//   logits       (V) one score per character (id = index); some may be -infinity
+//                (banned characters), at least one is finite
 //   temperature  T >= 0
 //
 //   1. T == 0 means greedy: return the id of the largest logit (the smallest id
 //      when several are equal). The coin is ignored.
-//   2. Otherwise, on a copy: subtract the largest logit from every logit, THEN
-//      divide by T (z = (logit - max) / T; dividing first would overflow for a
-//      tiny T such as 1e-40: 5 / 1e-40 is infinite), turn them into
-//      probabilities with softmax_in_place (common/sampling.hpp), and return
-//      sample_from(probabilities, coin).
+//   2. Otherwise, on a copy (a std::vector<float>, V long): subtract the largest
+//      logit from every logit, THEN divide by T (z = (logit - max) / T; dividing
+//      first would overflow for a tiny T such as 1e-40: 5 / 1e-40 is infinite),
+//      turn them into probabilities with softmax_in_place (common/sampling.hpp),
+//      and return sample_from(probabilities, coin).
 //   `logits` is read only.
 //
 // Hint: softmax_in_place and argmax are in common/sampling.hpp; write the
@@ -34,7 +34,10 @@
 
 #include "02_temperature/exercise/sample_with_temperature.hpp"
 
+#include <vector>
+
 #include "errors.hpp"
+#include "sampling.hpp"
 
 namespace tang::mine {
 

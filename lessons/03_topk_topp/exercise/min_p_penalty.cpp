@@ -8,10 +8,10 @@
 //
 // void repetition_penalty(logits, recent, penalty)
 //
-//   logits   one score per character (id = index), as the model gives them;
-//            some may be -infinity (banned characters)
-//   recent   the characters written last (the lesson passes up to 64); ids may
-//            repeat; may be empty
+//   logits   (V) one score per character (id = index), as the model gives
+//            them; some may be -infinity (banned characters)
+//   recent   (R) the characters written last (the lesson passes R <= 64); ids
+//            may repeat; may be empty (R = 0)
 //   penalty  > 0; 1 changes nothing (the lesson uses 1.1)
 //
 // Behaviour, exactly (the tests compare bits):
@@ -29,7 +29,7 @@
 //
 // void min_p_filter(probabilities, min_p)
 //
-//   probabilities  one per character (id = index), each >= 0, summing to 1
+//   probabilities  (V) one per character (id = index), each >= 0, summing to 1
 //                  (the output of softmax); some may already be 0
 //   min_p          in [0, 1]; anything else (NaN included) is an error: throw
 //                  std::invalid_argument
@@ -52,6 +52,10 @@
 // Tests: ctest --preset yours -L '^yours_03b$' (tests/exercises/exercise_03b_test.cpp).
 
 #include "03_topk_topp/exercise/min_p_penalty.hpp"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
 
 #include "errors.hpp"
 

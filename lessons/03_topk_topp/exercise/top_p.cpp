@@ -2,7 +2,7 @@
 //
 // void top_p_filter(probabilities, p)
 //
-//   probabilities  one probability per character (id = index), each >= 0,
+//   probabilities  (V) one probability per character (id = index), each >= 0,
 //                  summing to 1 (the output of softmax)
 //   p              in (0, 1]
 //
@@ -19,11 +19,14 @@
 //      running total where the walk stopped, converted to float once, so that
 //      the result sums to 1 again. The example becomes (2/3, 1/3, 0).
 //
-// Hint: a std::vector of ids, std::sort with a comparison that follows rule 2.
+// Hint: a std::vector of the V ids, std::sort with a comparison that follows rule 2.
 // Tests: ctest --preset yours -L '^yours_03$' (tests/exercises/exercise_03_test.cpp;
 // -L yours_03 alone would run exercise 03b's tests too).
 
 #include "03_topk_topp/exercise/top_p.hpp"
+
+#include <algorithm>
+#include <vector>
 
 #include "errors.hpp"
 

@@ -6,8 +6,8 @@
 //             be written: 1 for the first character after the newline that
 //             starts the poem, 2 for the next, ... 33 for the last
 //
-// Return a LogitMask (logit_mask.hpp) over tokenizer.size() characters that
-// allows, exactly:
+// Return a LogitMask (lessons/05_acrostic/logit_mask.hpp) over V =
+// tokenizer.size() characters (ids 0 .. V-1) that allows, exactly:
 //   positions 8 and 24        only "，"   (the end of lines 1 and 3)
 //   positions 16 and 32       only "。"   (the end of lines 2 and 4)
 //   position 33               only "\n"   (the poem ends)
@@ -21,13 +21,18 @@
 // The generation loop (fixed_form.hpp, write_under_masks) asks for the mask
 // before every character and applies it before temperature, top-k and top-p,
 // so whatever the sampling settings, the poem comes out in form.
-// Hints: LogitMask::allow_only and LogitMask::ban; inside_line_mask() in
-// logit_mask.cpp already bans the three characters.
+// Hints: LogitMask::allow_only and LogitMask::ban; inside_line_mask()
+// (logit_mask.hpp, written in logit_mask.cpp) already bans the three characters.
 // Tests: ctest --preset yours -L '^yours_05$' (tests/exercises/exercise_05_test.cpp).
 
 #include "05_acrostic/exercise/qiyan_jueju.hpp"
 
+#include <stdexcept>
+#include <string>
+
+#include "05_acrostic/logit_mask.hpp"
 #include "errors.hpp"
+#include "tokenizer.hpp"
 
 namespace tang::mine {
 

@@ -4,7 +4,12 @@
 // With one, a step feeds only the T new characters (T = the prompt's length
 // for the first step, the "prefill"; then T = 1), at absolute positions
 // start .. start+T-1, where start is how many positions the cache holds.
-// Shapes: see exercise/attention_with_cache.hpp.
+// Shapes (row-major floats; HS = C / NH, T_max = the model's block_size):
+//   qkv      (T, 3C)     row t (stride 3C): q | k | v of the new position start+t
+//   k_cache  (T_max, C)  row j (stride C): the key of position j
+//   v_cache  (T_max, C)  row j (stride C): the value of position j
+//   out      (T, C)      row t (stride C): the NH heads' outputs side by side,
+//                        head h in columns h HS .. h HS+HS-1
 //
 // void attention_with_cache(out, qkv, k_cache, v_cache, start, T, C, NH)
 //   1. Append: for t = 0 .. T-1 copy the key of row t of qkv (columns C .. 2C-1)
@@ -16,7 +21,7 @@
 //      ops::attend for it, with the query q = row t of qkv (columns 0 .. C-1),
 //      the keys and values in the cache (row stride C) and n = start+t+1
 //      positions; it writes row t of out. (ops::attend needs NH * n floats of
-//      scratch for the attention weights.)
+//      scratch for the attention weights, (NH, n), e.g. a std::vector<float>.)
 //   With start = 0 this is ordinary causal attention (ops::attention_forward
 //   with B = 1); with the cache it must give exactly what that gives on the
 //   whole text, row for row: the same additions in the same order, so the
@@ -25,7 +30,8 @@
 // void embed_with_offset(out, tokens, T, start, wte, wpe, C)
 //   out row t = wte row tokens[t] + wpe row (start + t), for t = 0 .. T-1.
 //   Positions start at `start`, not at 0: the new characters sit after the
-//   cached ones. (wte is (V, C), wpe is (T_max, C).)
+//   cached ones. (tokens is (T), out (T, C), wte (V, C), wpe (T_max, C): every
+//   row C floats.)
 //
 // Hints: lessons/06_kvcache/kv_cache.hpp shows where these steps sit in the
 // model; common/ops.cpp's attention_forward is the same loop without a cache.
@@ -33,7 +39,10 @@
 
 #include "06_kvcache/exercise/attention_with_cache.hpp"
 
+#include <vector>
+
 #include "errors.hpp"
+#include "ops.hpp"
 
 namespace tang::mine {
 

@@ -13,16 +13,19 @@
 //      128 dims, and a small vocabulary that contains "\n", e.g. the 11
 //      characters  "\n" 春 风 花 月 夜 山 水 人 ， 。  (Tokenizer takes them as
 //      a std::vector<std::string>; "\n" first). No training: random weights
-//      are enough to time it: initialise_parameters(config, buffer, Rng(seed))
-//      (common/parameters.hpp; parameter_count(config) says how many floats).
+//      are enough to time it: initialise_parameters(config, buffer, rng) with
+//      an Rng rng(seed) (common/parameters.hpp, common/rng.hpp). buffer (P),
+//      P = parameter_count(config): every parameter in one flat float array,
+//      which the GPT takes as a Tensor<1> of P floats (common/tensor.hpp).
 //   3. Write n_chars characters after a newline without the cache (Recompute,
 //      common/generate.hpp), then the same with it (CachedPredictor,
-//      kv_cache.hpp), sampling each character at temperature 1 with a fresh
-//      Rng(seed) each time; do not stop at a newline. Time each with
-//      std::chrono::steady_clock.
-//   4. Fill in every field: config, the two times in milliseconds (> 0), ratio
-//      = without / with, and both texts (n_chars characters each; they must be
-//      identical, because the cache only skips repeated work).
+//      kv_cache.hpp), sampling each character at temperature 1 (SamplingSettings,
+//      common/sampling.hpp) with a fresh Rng(seed) each time; do not stop at a
+//      newline. Time each with std::chrono::steady_clock.
+//   4. Fill in every field: config, the two times in milliseconds (> 0;
+//      without_cache_ms, with_cache_ms), ratio = without / with, and both texts
+//      (text_without_cache, text_with_cache: UTF-8, n_chars characters each;
+//      they must be identical, because the cache only skips repeated work).
 // Hints: lesson 06's cache_timing.hpp writes and times n characters;
 // common/generate.hpp has the generation loop.
 // Tests: ctest --preset yours -L '^yours_06b$' (tests/exercises/exercise_06b_test.cpp).
@@ -30,7 +33,21 @@
 
 #include "06_kvcache/exercise/block512_timing.hpp"
 
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "06_kvcache/cache_timing.hpp"
+#include "06_kvcache/kv_cache.hpp"
 #include "errors.hpp"
+#include "generate.hpp"
+#include "gpt.hpp"
+#include "parameters.hpp"
+#include "rng.hpp"
+#include "sampling.hpp"
+#include "tensor.hpp"
+#include "tokenizer.hpp"
 
 namespace tang::mine {
 

@@ -27,6 +27,9 @@
 
 #include "06_kvcache/exercise/cost_model.hpp"
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "errors.hpp"
 
 namespace tang::mine {

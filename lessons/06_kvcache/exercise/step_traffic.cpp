@@ -37,6 +37,11 @@
 
 #include "06_kvcache/exercise/step_traffic.hpp"
 
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
 #include "errors.hpp"
 
 namespace tang::mine {

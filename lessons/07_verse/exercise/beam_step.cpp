@@ -5,8 +5,9 @@
 //   scores     (B) each beam's score so far: the sum of ln p of its characters
 //   log_probs  (B, V) for each beam, ln p of every next character under the
 //              model (log-softmax of its logits at T = 1)
-//   allowed    (B) for each beam, the LogitMask (lesson 05) of the characters
-//              it may add: the constraint, narrowed to the candidates drawn
+//   allowed    (B) for each beam, the LogitMask (lesson 05, logit_mask.hpp) of
+//              the V characters it may add: the constraint, narrowed to the
+//              candidates drawn
 //   width      how many extensions to keep (the beam width)
 //
 // Every pair (beam b, token t) with allowed[b].allows(t) is an extension,
@@ -25,6 +26,12 @@
 
 #include "07_verse/exercise/beam_step.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "05_acrostic/logit_mask.hpp"
 #include "errors.hpp"
 
 namespace tang::mine {

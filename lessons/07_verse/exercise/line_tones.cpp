@@ -2,9 +2,10 @@
 //
 // std::vector<std::size_t> tone_mismatches(line, pattern)
 //
-//   line     the tone class of each character of the line (verse_tables.hpp):
+//   line     (n) the tone class of each character of the line (verse_tables.hpp):
 //            Tone::kPing 平, Tone::kZe 仄, Tone::kEither 两 (read either way)
-//   pattern  what each position needs: kPing, kZe, or kEither (中: anything)
+//   pattern  (n) what each position needs: kPing, kZe, or kEither (中: anything);
+//            position i (1-based) is line[i - 1] against pattern[i - 1]
 //
 // Return the 1-based positions, in increasing order, where the character does
 // not fit. A character fits its position when
@@ -22,6 +23,11 @@
 
 #include "07_verse/exercise/line_tones.hpp"
 
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "07_verse/verse_tables.hpp"
 #include "errors.hpp"
 
 namespace tang::mine {

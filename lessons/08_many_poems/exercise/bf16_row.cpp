@@ -32,6 +32,9 @@
 
 #include "08_many_poems/exercise/bf16_row.hpp"
 
+#include <bit>
+#include <cstdint>
+
 #include "errors.hpp"
 
 namespace tang::mine {

@@ -18,6 +18,10 @@
 //
 // void dequantize_row(quants, scales, n, x)
 //
+//   quants  (n) one int8 per float, as quantize_row writes them
+//   scales  (n / 32) one float per block of 32; n is a multiple of 32
+//   x       (n) receives the floats of the row
+//
 //   x_i = q_i * scale of its block (the int8 as a float, times the float scale).
 //
 // Both throw std::invalid_argument (naming n) when n is not a multiple of 32.
@@ -36,6 +40,12 @@
 // Tests: ctest --preset yours -L '^yours_08a$' (tests/exercises/exercise_08a_test.cpp).
 
 #include "08_many_poems/exercise/quantize_row.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "errors.hpp"
 

@@ -6,13 +6,14 @@
 // line i - 1.
 //
 //   previous_line_column(weights, T, line, column)
-//     weights (T, T): weights[t * T + s] is how much position t attends to
-//     position s (s <= t). line[t], column[t]: where position t sits, 0-based,
-//     or -1 for a position that is not a character of a line (the opening
-//     newline, ，and 。). For every position t with line[t] >= 1, look for the
-//     position s < t with line[s] == line[t] - 1 and column[s] == column[t]. If
-//     there is one, add weights[t * T + s] to `weight` (in double) and count t
-//     in `queries`; if the previous line is shorter, t does not count.
+//     weights (T, T), row stride T: weights[t * T + s] is how much position t
+//     attends to position s (s <= t). line (T), column (T): line[t] and
+//     column[t] are where position t sits, 0-based, or -1 for a position that
+//     is not a character of a line (the opening newline, ，and 。). For every
+//     position t with line[t] >= 1, look for the position s < t with
+//     line[s] == line[t] - 1 and column[s] == column[t]. If there is one, add
+//     weights[t * T + s] to `weight` (in double) and count t in `queries`; if
+//     the previous line is shorter, t does not count.
 //     Positions in the first line, and those with line -1, never count.
 //     Throw std::invalid_argument when weights.size() != T * T or line or
 //     column does not have T entries.
@@ -26,6 +27,8 @@
 // Tests: ctest --preset yours -L '^yours_09a$' (tests/exercises/exercise_09a_test.cpp).
 
 #include "09_inside/exercise/column_attention.hpp"
+
+#include <stdexcept>
 
 #include "errors.hpp"
 

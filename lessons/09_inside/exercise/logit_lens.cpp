@@ -8,9 +8,10 @@
 //
 //   logit_lens(model, residual, k)
 //     residual (C): one position's stream, C = model.config().n_embd.
-//     1. x = ln_f(residual): LayerNorm with model.weights().lnf_w and lnf_b
-//        (mean and variance over the C numbers, eps 1e-5)
-//     2. logits (V) = wte (V, C) @ x, wte = model.weights().wte, no bias
+//     1. x (C) = ln_f(residual): LayerNorm with model.weights().lnf_w and
+//        lnf_b, (C) each (mean and variance over the C numbers, eps 1e-5)
+//     2. logits (V) = wte (V, C) @ x, wte = model.weights().wte (row stride C),
+//        V = model.config().vocab_size, no bias
 //     3. probabilities = softmax(logits)
 //     4. return the k most likely characters, most likely first, ties by the
 //        smaller id; k larger than V returns all V.
@@ -25,7 +26,14 @@
 
 #include "09_inside/exercise/logit_lens.hpp"
 
+#include <stdexcept>
+#include <vector>
+
+#include "01_probabilities/next_char.hpp"
 #include "errors.hpp"
+#include "gpt.hpp"
+#include "ops.hpp"
+#include "sampling.hpp"
 
 namespace tang::mine {
 

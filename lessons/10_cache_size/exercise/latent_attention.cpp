@@ -8,7 +8,13 @@
 // Instead move the matrices to the other side of each product:
 //   score_j = q_h . (W_UK_h c_j) = (W_UK_h^T q_h) . c_j   -> absorb W_UK into the query
 //   out_h   = sum_j p_j W_UV_h c_j = W_UV_h (sum_j p_j c_j) -> apply W_UV once, at the end
-// Shapes: see exercise/latent_attention.hpp.
+// Shapes (row-major floats; HS = C / NH, d_c = latent, T_max = the model's block_size):
+//   proj   (T, C + d_c)  row t (stride C + d_c): q (C) | latent c (d_c) of the new
+//                        position start+t
+//   cache  (T_max, d_c)  row j (stride d_c): the latent c_j of position j
+//   kv_up  (2C, d_c)     row r (stride d_c): rows 0 .. C-1 are W_UK (entry r of
+//                        every key), rows C .. 2C-1 W_UV (entry r - C of every value)
+//   out    (T, C)        row t (stride C): the NH heads' outputs side by side
 //
 // void latent_attention_with_cache(out, proj, cache, kv_up, start, T, C, NH, latent)
 //   1. Append: for t = 0 .. T-1 copy columns C .. C+d_c-1 of row t of proj into
@@ -26,13 +32,17 @@
 //   The additions run in another order than the uncached model's, so the
 //   answer differs from it by rounding only: the tests accept 1e-4.
 //
-// Hints: common/ops.hpp's ops::dot adds n products; lesson 10's page shows the
-// step beside the rebuilt form.
+// Hints: common/ops.hpp's ops::dot adds n products; a, s, p and m are scratch
+// (std::vector<float>); lesson 10's page shows the step beside the rebuilt form.
 // Tests: ctest --preset yours -L '^yours_10b$' (tests/exercises/exercise_10b_test.cpp).
 
 #include "10_cache_size/exercise/latent_attention.hpp"
 
+#include <cmath>
+#include <vector>
+
 #include "errors.hpp"
+#include "ops.hpp"
 
 namespace tang::mine {
 

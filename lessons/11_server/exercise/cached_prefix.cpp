@@ -1,6 +1,9 @@
 // EXERCISE 11b: the longest cached opening of a request (see cached_prefix.hpp).
 //
 // std::vector<BlockId> cached_prefix(index, tokens, block_size, max_blocks)
+//   tokens  (n) the request's characters: n / block_size full blocks, then
+//           n % block_size left over
+//   index   BlockHash -> BlockId (block_table.hpp's PrefixIndex)
 //   Walk the request's full blocks in order. Block i is the tokens
 //   tokens[i*block_size .. (i+1)*block_size-1]; its hash is
 //     block_hash(hash of block i-1, those tokens)      (block 0: parent kNoParent)
@@ -16,6 +19,10 @@
 // Tests: ctest --preset yours -L '^yours_11b$' (tests/exercises/exercise_11b_test.cpp).
 #include "11_server/exercise/cached_prefix.hpp"
 
+#include <span>
+#include <vector>
+
+#include "11_server/block_table.hpp"
 #include "errors.hpp"
 
 namespace tang::mine {
