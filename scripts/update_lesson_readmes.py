@@ -83,12 +83,16 @@ def read_lesson_six():
 
 
 def definition(path, start_text):
+    """From the first line holding start_text to the brace that closes it: the next line
+    that is "}" or "};" at that line's own indentation (a member function ends at its
+    class's indentation plus two)."""
     lines = (root / path).read_text().splitlines()
     for i, line in enumerate(lines):
         if start_text in line:
+            indent = line[:len(line) - len(line.lstrip())]
             for j in range(i, len(lines)):
-                if lines[j] in ("}", "};"):
-                    return lines[i:j + 1]
+                if lines[j] in (indent + "}", indent + "};"):
+                    return [l[len(indent):] if l.startswith(indent) else l for l in lines[i:j + 1]]
             break
     raise SystemExit(f"{path}: no definition starting with {start_text!r}")
 
@@ -385,7 +389,8 @@ def check_pages(pages):
     print(f"{len(pages)} pages checked: no solution shown, every block from the code up to date")
 
 
-pages = sorted(root.glob("lessons/[01][0-9]_*/README.md")) + [root / "docs/README.md"]
+pages = sorted(root.glob("lessons/[01][0-9]_*/README.md")) + [root / "docs/README.md",
+                                                               root / "docs/one-step.md"]
 if only:
     pages = [page for page in pages if page.resolve() in only]
 if check:
