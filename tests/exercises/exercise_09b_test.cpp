@@ -40,15 +40,21 @@ GPT tiny_model(std::size_t vocab, std::size_t dims, std::uint64_t seed) {
   return GPT(cfg, tang::Tokenizer(chars), std::move(params));
 }
 
-TEST(Exercise09b, OnPaper) {
-  // C = 2, V = 3; ln_f of (1, 3) is (-1, 1) (mean 2, variance 1); with weight 1,
-  // bias 0 the logits are wte @ (-1, 1): rows (1, 0), (0, 1), (1, 1) give -1, 1, 0
+// C = 2, V = 3: ln_f with weight 1 and bias 0, wte rows (1, 0), (0, 1), (1, 1).
+GPT on_paper_model() {
   GPT model = tiny_model(3, 2, 1);
   const tang::GPTWeights& w = model.weights();
   w.lnf_w[0] = w.lnf_w[1] = 1.0f;
   w.lnf_b[0] = w.lnf_b[1] = 0.0f;
   const float wte[] = {1, 0, 0, 1, 1, 1};
   std::copy(std::begin(wte), std::end(wte), w.wte);
+  return model;
+}
+
+TEST(Exercise09b, OnPaper) {
+  // C = 2, V = 3; ln_f of (1, 3) is (-1, 1) (mean 2, variance 1); with weight 1,
+  // bias 0 the logits are wte @ (-1, 1): rows (1, 0), (0, 1), (1, 1) give -1, 1, 0
+  const GPT model = on_paper_model();
   const std::vector<float> residual = {1.0f, 3.0f};
   const std::vector<Candidate> top = logit_lens(model, residual, 3);
   ASSERT_EQ(top.size(), 3u);
@@ -108,12 +114,7 @@ TEST(Exercise09b, TheLastBlocksStreamGivesTheModelsOwnOutput) {
 // residual: here the next C numbers past its end are another position's, made large,
 // and ln_f must not see them (its mean and variance would change every probability).
 TEST(Exercise09b, ReadsNothingPastTheEndOfTheResidual) {
-  GPT model = tiny_model(3, 2, 1);
-  const tang::GPTWeights& w = model.weights();
-  w.lnf_w[0] = w.lnf_w[1] = 1.0f;
-  w.lnf_b[0] = w.lnf_b[1] = 0.0f;
-  const float wte[] = {1, 0, 0, 1, 1, 1};
-  std::copy(std::begin(wte), std::end(wte), w.wte);
+  const GPT model = on_paper_model();
   const std::vector<float> stream = {1.0f, 3.0f, 40.0f, -70.0f};  // positions 0 and 1
   const std::vector<Candidate> top = logit_lens(model, std::span(stream).first(2), 3);
   ASSERT_EQ(top.size(), 3u);
