@@ -150,7 +150,8 @@ TEST(PoemServer, EveryBadRequestGets400NamingTheField) {
   const std::vector<BadBody> cases = {
       {"malformed JSON", "{\"prompt\": ", "body", "not JSON"},
       {"not an object", "[1, 2]", "body", "not a JSON object"},
-      {"unknown field", R"({"prompt": "春", "n": 2})", "n", "not a field of this server"},
+      {"unknown field", R"({"prompt": "春", "logprobs": 2})", "logprobs",
+       "not a field of this server"},
       {"prompt not a string", R"({"prompt": 5})", "prompt", "must be a string"},
       {"temperature too high", R"({"temperature": 11})", "temperature", "[0, 10]"},
       {"temperature a string", R"({"temperature": "hot"})", "temperature", "must be a number"},
@@ -161,6 +162,12 @@ TEST(PoemServer, EveryBadRequestGets400NamingTheField) {
       {"max_tokens a fraction", R"({"max_tokens": 2.5})", "max_tokens", "whole number"},
       {"seed negative", R"({"seed": -3})", "seed", "must not be negative"},
       {"stream not a boolean", R"({"stream": "yes"})", "stream", "true or false"},
+      {"two poems", R"({"n": 2})", "n", "must be 1"},
+      {"stream_options without stream", R"({"stream_options": {"include_usage": true}})",
+       "stream_options", "give stream true"},
+      {"an unknown stream option", R"({"stream": true, "stream_options": {"x": 1}})",
+       "stream_options", "include_usage"},
+      {"user not a string", R"({"user": 7})", "user", "must be a string"},
       {"prompt outside the vocabulary", R"({"prompt": "hello"})", "prompt",
        "'h' is not in the model's vocabulary"},
       {"three heads", R"({"heads": "春花秋"})", "heads", "4 or 8"},
@@ -190,6 +197,48 @@ TEST(PoemServer, EveryBadRequestGets400NamingTheField) {
   EXPECT_EQ(metric(server, "tang_poems_total"), 0) << "no bad request reached the engine";
 }
 
+// OpenAI's clients ask GET /v1/models first and send model, user, n and
+// stream_options: the one model is listed, another name is a 404 model_not_found.
+TEST(PoemServer, TheModelsRouteAndTheFieldsClientsSend) {
+  NEED_SHIPPED_MODEL();
+  (void)model;
+  Server server({});
+  auto c = server.client();
+  const auto models = c.Get("/v1/models");
+  ASSERT_TRUE(models);
+  EXPECT_EQ(models->status, 200);
+  const json list = json::parse(models->body, nullptr, false);
+  ASSERT_TRUE(list.contains("data")) << models->body;
+  ASSERT_EQ(list["data"].size(), 1u) << models->body;
+  const std::string name = list["data"][0]["id"];
+  EXPECT_EQ(list["data"][0]["object"], "model");
+  const auto one = c.Get("/v1/models/" + name);
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->status, 200);
+  const auto other = c.Get("/v1/models/gpt-4");
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->status, 404);
+
+  const auto wrong =
+      c.Post("/v1/completions", R"({"model": "gpt-4", "prompt": "春"})", "application/json");
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 404);
+  const json error = json::parse(wrong->body, nullptr, false);
+  ASSERT_TRUE(error.contains("error")) << wrong->body;
+  EXPECT_EQ(error["error"]["code"], "model_not_found");
+  EXPECT_EQ(error["error"]["param"], "model");
+
+  const std::string body = R"({"model": ")" + name +
+                           R"(", "prompt": "春风", "user": "a learner", "n": 1, "max_tokens": 4,
+                           "stream": true, "stream_options": {"include_usage": true}})";
+  const auto right = c.Post("/v1/completions", body, "application/json");
+  ASSERT_TRUE(right);
+  EXPECT_EQ(right->status, 200) << right->body;
+  EXPECT_NE(right->body.find("\"usage\""), std::string::npos) << right->body;
+  EXPECT_NE(right->body.find("data: [DONE]"), std::string::npos) << right->body;
+  EXPECT_EQ(metric(server, "tang_responses_total{status=\"404\"}"), 2.0);
+}
+
 // Errors cpp-httplib answers by itself get a JSON body and are counted too.
 TEST(PoemServer, AnUnknownRouteGets404WithAJsonError) {
   NEED_SHIPPED_MODEL();
@@ -217,7 +266,7 @@ TEST(PoemServer, ABodyReadsBackAsItsRequest) {
   requests[4] = {};
   requests[4].verse = "七律";  // lesson 07's regular verse: a form without heads
   for (const tang::PoemRequest& r : requests) {
-    const std::string body = tang::completion_body({r, true});
+    const std::string body = tang::completion_body({r, true, {}});
     const tang::ParsedRequest back = tang::parse_completion_request(body, model.tokenizer());
     ASSERT_TRUE(back.request) << body << ": " << back.error.message;
     const tang::PoemRequest& b = back.request->poem;
@@ -361,14 +410,20 @@ TEST(PoemServer, AClientThatNeverSendsItsBodyIsTimedOut) {
   ASSERT_EQ(write(fd, head.data(), head.size()), static_cast<ssize_t>(head.size()));
   const auto start = std::chrono::steady_clock::now();
   char buffer[512];
-  // the server gives up on it: 400 and the connection closed
-  const ssize_t n = read(fd, buffer, sizeof buffer);
+  // the server gives up on it: 400 with a JSON body (its head and body may come in
+  // two reads), and the connection closed
+  ssize_t n = read(fd, buffer, sizeof buffer);
   const double waited =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const std::string answer(buffer, n > 0 ? static_cast<std::size_t>(n) : 0);
-  EXPECT_TRUE(n <= 0 || answer.rfind("HTTP/1.1 400", 0) == 0) << answer;
-  EXPECT_TRUE(n <= 0 || answer.find("\"error\"") != std::string::npos) << "a JSON body\n" << answer;
-  EXPECT_EQ(read(fd, buffer, sizeof buffer), 0) << "and closed";
+  std::string answer;
+  while (n > 0) {
+    answer.append(buffer, static_cast<std::size_t>(n));
+    n = read(fd, buffer, sizeof buffer);
+  }
+  EXPECT_EQ(n, 0) << "closed";
+  EXPECT_TRUE(answer.empty() || answer.rfind("HTTP/1.1 400", 0) == 0) << answer;
+  EXPECT_TRUE(answer.empty() || answer.find("\"error\"") != std::string::npos) << "a JSON body\n"
+                                                                               << answer;
   close(fd);
   EXPECT_GE(waited, 0.9) << "it waited --timeout 1 for the body";
   EXPECT_LT(waited, 10.0) << "cut after about --timeout 1";

@@ -29,13 +29,25 @@ ParsedRequest parse_completion_request(std::string_view body, const Tokenizer& t
 
   CompletionRequest r;
   std::string form;
+  bool stream_options = false;
   for (const auto& [key, value] : j.items()) {
-    if (key == "prompt" || key == "heads" || key == "form" || key == "model") {
+    if (key == "prompt" || key == "heads" || key == "form" || key == "model" || key == "user") {
       if (!value.is_string()) return refuse(key, "must be a string");
       const std::string text = value.get<std::string>();
       if (key == "prompt") r.poem.opening = text;
       if (key == "heads") r.poem.heads = text;
       if (key == "form") form = text;
+      if (key == "model") r.model = text;
+    } else if (key == "n") {
+      if (!value.is_number_integer() || value.get<std::int64_t>() != 1)
+        return refuse(key, "must be 1: this server writes one poem a request");
+    } else if (key == "stream_options") {
+      if (!value.is_object()) return refuse(key, "must be an object, {\"include_usage\": true}");
+      for (const auto& [option, setting] : value.items()) {
+        if (option != "include_usage" || !setting.is_boolean())
+          return refuse(key, "takes include_usage (true or false) only");
+      }
+      stream_options = true;
     } else if (key == "max_tokens" || key == "top_k" || key == "seed") {
       if (!value.is_number_integer()) return refuse(key, "must be a whole number");
       if (value.is_number_unsigned() || value.get<std::int64_t>() >= 0) {
@@ -69,9 +81,11 @@ ParsedRequest parse_completion_request(std::string_view body, const Tokenizer& t
     } else {
       return refuse(key.empty() ? "\"\"" : show_invisible(key),
                     "not a field of this server (model, prompt, max_tokens, temperature, "
-                    "top_k, top_p, seed, stream, heads, form)");
+                    "top_k, top_p, seed, stream, stream_options, n, user, heads, form)");
     }
   }
+  if (stream_options && !r.stream)
+    return refuse("stream_options", "is for a streamed request: give stream true as well");
   if (!form.empty() && r.poem.heads.empty()) {
     r.poem.verse = form;  // lesson 07's regular verse: request_problem checks the name
   } else if (!form.empty()) {

@@ -15,7 +15,12 @@
 //                         for 绝, 8 for 律; without form 7 characters a line); without
 //                         heads (and without prompt), lesson 07's regular verse of that
 //                         form: tones, rhyme and no repeated character
-//   model        string   accepted and ignored, as clients send it
+//   model        string   the model's name, as GET /v1/models lists it; another
+//                         name is answered 404 model_not_found (poem_http.cpp)
+//   user         string   accepted and ignored, as OpenAI's clients send it
+//   n            integer  poems a request: 1 (the only value this server takes)
+//   stream_options object {"include_usage": boolean}, with stream only: accepted;
+//                         every stream's last event carries the usage anyway
 //
 // Anything else is refused, naming the field: another field, a wrong type, a
 // value out of range, a character the vocabulary lacks. The defaults are
@@ -34,6 +39,7 @@ namespace tang {
 struct CompletionRequest {
   PoemRequest poem;
   bool stream = false;
+  std::string model;  // "" when the body names none
 };
 
 // What is wrong with a body: the field ("body" for the whole) and one line.

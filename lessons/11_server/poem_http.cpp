@@ -53,12 +53,29 @@ std::string error_body(const std::string& message, const std::string& field,
   return j.dump() + "\n";
 }
 
+// The one model of GET /v1/models, and the answer for any other name.
+Json model_entry() {
+  return {{"id", kModelName}, {"object", "model"}, {"created", 0}, {"owned_by", "tang"}};
+}
+
+std::string model_not_found(const std::string& name) {
+  Json j;
+  j["error"] = {{"message", "model: the model '" + name +
+                                "' does not exist here; GET /v1/models "
+                                "lists the one there is ('" +
+                                kModelName + "')"},
+                {"type", "invalid_request_error"},
+                {"param", "model"},
+                {"code", "model_not_found"}};
+  return j.dump() + "\n";
+}
+
 // The message of an error cpp-httplib answers by itself.
 std::string http_error_message(const httplib::Request& req, int status) {
   switch (status) {
     case 404:
       return "no route " + req.method + " " + req.path +
-             ": the routes are GET /, GET /metrics and POST /v1/completions";
+             ": the routes are GET /, GET /metrics, GET /v1/models and POST /v1/completions";
     case 413:
       return "the request is larger than the server takes (1 MB)";
     case 414:
@@ -209,6 +226,22 @@ void PoemHttpServer::routes() {
     res.set_content(page_, "text/html; charset=utf-8");
     metrics_->answered(200);
   });
+  // The models this server has, as OpenAI lists them: one.
+  http_->Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(Json{{"object", "list"}, {"data", {model_entry()}}}.dump() + "\n",
+                    "application/json");
+    metrics_->answered(200);
+  });
+  http_->Get(R"(/v1/models/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+    if (req.matches[1] != kModelName) {
+      res.status = 404;
+      res.set_content(model_not_found(req.matches[1]), "application/json");
+      metrics_->answered(404);
+      return;
+    }
+    res.set_content(model_entry().dump() + "\n", "application/json");
+    metrics_->answered(200);
+  });
   http_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(metrics_text(), "text/plain; version=0.0.4");
   });
@@ -218,6 +251,12 @@ void PoemHttpServer::routes() {
       res.status = 400;
       res.set_content(error_body(parsed.error.message, parsed.error.field), "application/json");
       metrics_->answered(400);
+      return;
+    }
+    if (!parsed.request->model.empty() && parsed.request->model != kModelName) {
+      res.status = 404;  // as OpenAI answers a model it does not have
+      res.set_content(model_not_found(parsed.request->model), "application/json");
+      metrics_->answered(404);
       return;
     }
     const std::optional<PagedEngine::TextId> text = engine_->open();
