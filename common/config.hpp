@@ -43,9 +43,9 @@ struct GPTConfig {
   std::string attention_name() const;
 };
 
-// Lessons 06-09's KV cache keeps a key and a value per head. For a model that
-// shares them, why code written for that (`who`, e.g. "lesson 06's KV cache")
-// cannot run it; "" for a multi-head model.
+// Lessons 06-09's KV cache and lesson 11's paged cache keep a key and a value
+// per head. For a model that shares them, why code written for that (`who`,
+// e.g. "lesson 06's KV cache") cannot run it; "" for a multi-head model.
 std::string why_not_multi_head(const GPTConfig& config, const std::string& who);
 // Throws BadOption (a model the program cannot run, exit status 2) with that reason.
 void require_multi_head(const GPTConfig& config, const std::string& who);

@@ -53,7 +53,7 @@ void matmul_forward(float* out, const float* inp, const float* weight, const flo
 // Key and value j are at keys + j*stride and values + j*stride. weights
 // (NH, n) receives the softmax of each head. This is the one attention every
 // lesson runs: causal attention below calls it with n = t + 1 for position t,
-// and lesson 06's KV cache with n = all cached positions.
+// and the cached steps of lessons 06, 08 and 10 with n = all cached positions.
 void attend(float* out, float* weights, const float* q, const float* keys, const float* values,
             std::size_t stride, std::size_t n, std::size_t C, std::size_t NH);
 
