@@ -614,10 +614,12 @@ TEST(Lessons, LessonNineLooksInside) {
   }
 }
 
-// Lesson 10's section: the size table (the lesson's model and the five variants), the
-// spread line and one line per variant against it, the writing table, the long-context
-// table (four attentions) and the 70B table (four schemes). Without the timings (the
-// writing table's speed, the long-context rows) the whole lesson prints the same section 10.
+// Lesson 10's section: the size table (the lesson's model and the four variants,
+// each with its three seeds' losses), multi-head's spread, one paired line per
+// variant with its verdict, the writing table (the lesson's model and the twelve
+// runs), the long-context table (four attentions) and the 70B table (four schemes).
+// Without the timings (the writing table's speed, the long-context rows) the
+// whole lesson prints the same section 10.
 std::vector<std::string> without_timings(const std::vector<std::string>& lines) {
   std::vector<std::string> kept;
   bool timing = false;
@@ -643,17 +645,29 @@ TEST(Lessons, LessonTenShrinksTheCache) {
   ASSERT_EQ(sections.size(), 1u) << r.out;
   EXPECT_EQ(sections[0].heading.rfind("== 10. ", 0), 0u) << sections[0].heading;
   std::size_t sizes = 0, against = 0, writing = 0, schemes = 0;
+  constexpr auto npos = std::string::npos;
+  const auto ends_with = [](const std::string& line, const std::string& end) {
+    return line.size() >= end.size() &&
+           line.compare(line.size() - end.size(), end.size(), end) == 0;
+  };
   for (const std::string& line : lines_of(r.out)) {
-    sizes += line.find(" KB ") != std::string::npos && line.find("  multi") != std::string::npos;
-    against += line.find("the two multi-head runs' mean") != std::string::npos;
-    writing += line.find("%  ") != std::string::npos && line.find("      -") != std::string::npos;
+    for (const char* name : {"this lesson's ", "multi_head ", "grouped_query ", "multi_query ",
+                             "latent "}) {  // a row of the size table: the name, then sizes
+      sizes += line.rfind(std::string("    ") + name, 0) == 0 && line.find(" KB ") != npos &&
+               line.find('%') == npos;  // not the 70B table's latent row
+    }
+    against += line.rfind("    ", 0) == 0 && line.find("% ") != std::string::npos &&
+               (ends_with(line, "not measurable here") || ends_with(line, "a cost") ||
+                ends_with(line, "a gain"));
+    writing += line.find("% ± ") != std::string::npos;
     schemes += line.find(" GB ") != std::string::npos && line.find("%") != std::string::npos;
   }
-  EXPECT_GE(sizes, 4u) << r.out;
+  EXPECT_EQ(sizes, 5u) << "the lesson's model and the four variants\n" << r.out;
   EXPECT_EQ(against, 3u) << "grouped, multi-query and latent against multi-head\n" << r.out;
-  EXPECT_EQ(writing, 6u) << "the lesson's model and the five variants\n" << r.out;
+  EXPECT_EQ(writing, 13u) << "the lesson's model and the twelve runs\n" << r.out;
   EXPECT_EQ(schemes, 4u) << r.out;
-  EXPECT_NE(r.out.find("the spread of one pair of runs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Multi-head's 3 runs land "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("trained on the same batches (data seed 1337)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("latent (d_c 32)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("At a long context"), std::string::npos) << "--no-long-context\n" << r.out;
   if (!kSanitized) {  // the whole lesson: sections 1-10, and section 10 the same text

@@ -7,12 +7,14 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "03_topk_topp/sampler.hpp"
 #include "06_kvcache/kv_cache.hpp"
 #include "10_cache_size/long_context.hpp"
+#include "10_cache_size/variant_runs.hpp"
 #include "10_cache_size/variant_step_cost.hpp"
 #include "checkpoint.hpp"
 #include "errors.hpp"
@@ -304,3 +306,42 @@ TEST(VariantStepCost, SharingShrinksTheProjectionAndTheCacheRead) {
 }
 
 }  // namespace
+
+// Lesson 10 pairs its runs by seed: a model whose metadata names other seeds than
+// its file name's (or none, as before --data-seed) is refused with one line.
+TEST(VariantRuns, AModelTrainedWithOtherSeedsIsRefused) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "tang_small_cache_test_variants";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const tang::GPT model = random_variant({"multi_head", 0, 0, true}, 5);
+  const tang::VariantRun first = tang::variant_runs().front();  // multi_head, seed 1
+  const std::string data_seed = std::to_string(tang::kVariantDataSeed);
+  for (const tang::VariantRun& run : tang::variant_runs()) {  // all twelve, with the right notes
+    tang::save_checkpoint((dir / (run.name() + ".safetensors")).string(), model,
+                          {{"seed", std::to_string(run.seed)}, {"data_seed", data_seed}});
+  }
+  EXPECT_EQ(tang::missing_variants(dir.string()), "");
+  EXPECT_NO_THROW(tang::load_variant(dir.string(), first));
+  const std::string path = (dir / (first.name() + ".safetensors")).string();
+  for (const auto& notes : std::vector<std::map<std::string, std::string>>{
+           {{"seed", "1"}, {"data_seed", "init"}},  // its batches followed the initialisation
+           {{"seed", "2"}, {"data_seed", data_seed}},
+           {}}) {
+    tang::save_checkpoint(path, model, notes);
+    try {
+      tang::load_variant(dir.string(), first);
+      ADD_FAILURE() << "a model without seed 1 and data seed " << data_seed << " was taken";
+    } catch (const tang::UserError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("multi_head_seed1.safetensors was trained with"), std::string::npos)
+          << what;
+      EXPECT_NE(what.find("scripts/train_variants.sh"), std::string::npos) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+  }
+  fs::remove(dir / "latent_seed3.safetensors");
+  EXPECT_NE(tang::missing_variants(dir.string()).find("has no latent_seed3.safetensors"),
+            std::string::npos);
+  fs::remove_all(dir);
+}

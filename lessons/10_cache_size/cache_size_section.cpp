@@ -1,6 +1,7 @@
 #include "10_cache_size/cache_size_section.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "06_kvcache/kv_memory.hpp"
 #include "06_kvcache/machine_profile.hpp"
 #include "10_cache_size/long_context.hpp"
+#include "10_cache_size/paired_runs.hpp"
 #include "10_cache_size/small_cache.hpp"
 #include "10_cache_size/variant_runs.hpp"
 #include "10_cache_size/variant_step_cost.hpp"
@@ -58,9 +60,15 @@ std::vector<TokenId> first_poems(const std::vector<TokenId>& stream, TokenId new
   return {stream.begin(), stream.begin() + static_cast<std::ptrdiff_t>(end)};
 }
 
-// Part 1: what each model caches, and its held-out loss.
-std::vector<double> show_sizes(LessonContext& c, const std::vector<Row>& rows,
-                               const CacheSizeOptions& o) {
+// The held-out losses: the lesson's model, and every run of variant_runs() by variant and seed.
+struct HeldoutLosses {
+  double lesson = 0.0;
+  std::vector<std::vector<double>> by_variant;  // [variant][seed]
+};
+
+// Part 1: what each variant caches, and the held-out loss of each of its runs.
+HeldoutLosses show_sizes(LessonContext& c, const std::vector<Row>& rows,
+                         const CacheSizeOptions& o) {
   const PoemDataset data = load_poem_dataset(c.options.corpus);
   // in the lesson's model's ids, which every variant shares (prepare_cache_size checks it)
   const Tokenizer& tokenizer = c.model.tokenizer();
@@ -72,49 +80,94 @@ std::vector<double> show_sizes(LessonContext& c, const std::vector<Row>& rows,
                                 ? "the " + std::to_string(data.heldout_poems)
                                 : "the first " + std::to_string(o.heldout_poems) + " of the " +
                                       std::to_string(data.heldout_poems);
+  const std::vector<std::uint64_t>& seeds = variant_seeds();
   c.out << "  Each model, what its cache keeps per position (all layers, float32) and for a "
            "full context of "
         << T << ",\n  the cache lesson 10's forward allocates, and the held-out loss over " << which
         << " held-out poems\n  (" << thousands(heldout.size())
-        << " characters, as the trainer's log measures it):\n"
+        << " characters, as the trainer's log measures it) of each seed's run and their mean:\n"
            "    model              attention                          parameters  per position  "
-           "full context  allocated  held-out loss\n";
-  std::vector<double> losses;
+           "full context  allocated ";
+  for (const std::uint64_t seed : seeds) c.out << "   seed " << seed;
+  c.out << "     mean\n";
+  HeldoutLosses losses;
   char line[220];
-  for (const Row& r : rows) {
-    const GPTConfig& cfg = r.model->config();
+  // rows[0] is the lesson's model; rows[1 + v * S + s] variant v's run with seed s
+  for (std::size_t v = 0; v <= variant_names().size(); ++v) {
+    const bool lesson = v == 0;
+    const Row& first = lesson ? rows[0] : rows[1 + (v - 1) * seeds.size()];
+    const GPTConfig& cfg = first.model->config();
     const SmallCache cache(cfg);
-    const double loss = heldout_loss(*r.model, heldout, 32);
-    losses.push_back(loss);
-    std::snprintf(
-        line, sizeof line, "    %-17s  %-33s  %10s  %12s  %12s  %9s  %13.4f\n", r.name.c_str(),
-        cfg.attention_name().c_str(), thousands(r.model->parameters().size()).c_str(),
-        human_bytes(static_cast<double>(small_cache_bytes_per_position(cfg))).c_str(),
-        human_bytes(static_cast<double>(small_cache_bytes_per_position(cfg) * T)).c_str(),
-        human_bytes(static_cast<double>(cache.layers.size() * sizeof(float))).c_str(), loss);
+    std::snprintf(line, sizeof line, "    %-17s  %-33s  %10s  %12s  %12s  %9s ",
+                  lesson ? first.name.c_str() : variant_names()[v - 1].c_str(),
+                  cfg.attention_name().c_str(), thousands(first.model->parameters().size()).c_str(),
+                  human_bytes(static_cast<double>(small_cache_bytes_per_position(cfg))).c_str(),
+                  human_bytes(static_cast<double>(small_cache_bytes_per_position(cfg) * T)).c_str(),
+                  human_bytes(static_cast<double>(cache.layers.size() * sizeof(float))).c_str());
+    c.out << line;
+    if (lesson) {
+      losses.lesson = heldout_loss(*first.model, heldout, 32);
+      std::snprintf(line, sizeof line, "%*s %8.4f\n", static_cast<int>(9 * seeds.size()), "",
+                    losses.lesson);
+      c.out << line;
+      c.out.flush();
+      continue;
+    }
+    std::vector<double> runs;
+    for (std::size_t s = 0; s < seeds.size(); ++s) {
+      runs.push_back(heldout_loss(*rows[1 + (v - 1) * seeds.size() + s].model, heldout, 32));
+      std::snprintf(line, sizeof line, " %8.4f", runs.back());
+      c.out << line;
+      c.out.flush();
+    }
+    const double mean = std::accumulate(runs.begin(), runs.end(), 0.0) / double(runs.size());
+    std::snprintf(line, sizeof line, " %8.4f\n", mean);
     c.out << line;
     c.out.flush();
+    losses.by_variant.push_back(std::move(runs));
   }
   return losses;
 }
 
-// Part 2: what sharing cost in loss, against the spread of two runs of one recipe.
+// Part 2: what sharing cost in loss, pair by pair: each variant against the
+// multi-head run of its seed, which saw the same batches.
 void show_cost_in_loss(LessonContext& c, const std::vector<Row>& rows,
-                       const std::vector<double>& losses) {
-  // rows: the lesson's model, then variant_runs(): multi_head, multi_head_seed2, ...
-  const double a = losses[1], b = losses[2], mha = (a + b) / 2, spread = std::abs(a - b);
-  c.out << "\n  The two multi-head runs (seeds " << variant_runs()[0].seed << " and "
-        << variant_runs()[1].seed << ") land " << fixed(spread, 4)
-        << " nats apart: the spread of one pair of runs of one recipe.\n";
-  for (std::size_t i = 3; i < rows.size(); ++i) {
-    const double d = losses[i] - mha;
-    const std::size_t per_position = small_cache_bytes_per_position(rows[i].model->config());
-    const std::size_t mha_position = small_cache_bytes_per_position(rows[1].model->config());
-    c.out << "    " << rows[i].name << ": "
-          << fixed(100.0 * double(per_position) / double(mha_position), 1)
-          << "% of multi-head's cache, " << (d >= 0 ? "+" : "") << fixed(d, 4)
-          << " nats against the two multi-head runs' mean: "
-          << (std::abs(d) > spread ? "more than" : "within") << " the spread\n";
+                       const HeldoutLosses& losses) {
+  const std::vector<std::uint64_t>& seeds = variant_seeds();
+  const std::vector<double>& mha = losses.by_variant[0];
+  double mean = std::accumulate(mha.begin(), mha.end(), 0.0) / double(mha.size()), squares = 0.0;
+  for (const double l : mha) squares += (l - mean) * (l - mean);
+  const auto [low, high] = std::minmax_element(mha.begin(), mha.end());
+  c.out << "\n  Multi-head's " << mha.size() << " runs land " << fixed(*high - *low, 4)
+        << " nats apart (standard deviation "
+        << fixed(std::sqrt(squares / double(mha.size() - 1)), 4)
+        << "): what the seed alone moves.\n"
+           "  Each variant against the multi-head run of the same seed, trained on the same "
+           "batches (data seed "
+        << kVariantDataSeed
+        << "):\n  the difference in held-out loss per seed, its mean and the mean's standard "
+           "error over the seeds;\n  a mean within two standard errors of zero is not "
+           "measurable here:\n"
+           "    variant          cache";
+  for (const std::uint64_t seed : seeds) c.out << "    seed " << seed;
+  c.out << "      mean  std. error  verdict\n";
+  const std::size_t mha_position = small_cache_bytes_per_position(rows[1].model->config());
+  char line[200];
+  for (std::size_t v = 1; v < variant_names().size(); ++v) {
+    const std::vector<double>& runs = losses.by_variant[v];
+    const std::size_t per_position =
+        small_cache_bytes_per_position(rows[1 + v * seeds.size()].model->config());
+    std::snprintf(line, sizeof line, "    %-15s %5.1f%%", variant_names()[v].c_str(),
+                  100.0 * double(per_position) / double(mha_position));
+    c.out << line;
+    for (std::size_t s = 0; s < seeds.size(); ++s) {
+      std::snprintf(line, sizeof line, "  %+8.4f", runs[s] - mha[s]);
+      c.out << line;
+    }
+    const PairedDifference d = paired_difference(runs, mha);
+    std::snprintf(line, sizeof line, "  %+8.4f  %10.4f  %s\n", d.mean, d.standard_error,
+                  verdict_text(verdict_of(d)).c_str());
+    c.out << line;
   }
 }
 
@@ -125,20 +178,24 @@ void show_writing(LessonContext& c, const std::vector<Row>& rows, const CacheSiz
   std::vector<std::uint64_t> seeds(o.poems);
   std::iota(seeds.begin(), seeds.end(), c.options.seed);
   const std::size_t max_chars = c.model.config().block_size - 1;
-  c.out << "\n  " << o.poems << " poems from each model at T " << label(s.temperature) << ", top-k "
-        << s.top_k << " (seeds " << seeds.front() << " .. " << seeds.back()
-        << "), through its own cache: in form\n  (regular verse), the mean log-probability "
-           "of what it drew, and characters a second, predicted\n  step by step by the cost "
-           "model and measured:\n"
-           "    model              in form   log-prob/char   chars/s predicted   measured   "
-           "measured/predicted\n";
+  c.out
+      << "\n  " << o.poems << " poems from each model at T " << label(s.temperature) << ", top-k "
+      << s.top_k << " (seeds " << seeds.front() << " .. " << seeds.back()
+      << "), through its own cache: in form\n  (regular verse, with a 95% interval: two "
+         "standard errors of a share of "
+      << o.poems
+      << " poems), the mean log-probability\n  of what it drew, and characters a second, "
+         "predicted step by step by the cost model and measured:\n"
+         "    model                      in form   log-prob/char   chars/s predicted   measured   "
+         "measured/predicted\n";
   char line[200];
   for (const Row& r : rows) {
     const VariantWriting w = write_poems(*r.model, seeds, s, max_chars, profile);
-    std::snprintf(line, sizeof line, "    %-17s  %6.1f%%   %13.3f   %17.0f   %8.0f   %18.2f\n",
-                  r.name.c_str(), 100.0 * double(w.in_form) / double(w.poems), w.log_probability,
-                  w.predicted_chars_per_s(), w.chars_per_s(),
-                  w.chars_per_s() / w.predicted_chars_per_s());
+    std::snprintf(
+        line, sizeof line, "    %-19s  %5.1f%% ± %4.1f   %13.3f   %17.0f   %8.0f   %18.2f\n",
+        r.name.c_str(), 100.0 * double(w.in_form) / double(w.poems),
+        200.0 * share_standard_error(w.in_form, w.poems), w.log_probability,
+        w.predicted_chars_per_s(), w.chars_per_s(), w.chars_per_s() / w.predicted_chars_per_s());
     c.out << line;
     c.out.flush();
   }
@@ -156,9 +213,9 @@ void show_long_context(LessonContext& c, const std::vector<Row>& rows,
            "    attention                          cache a text  read a step   matrices  "
            "attention  predicted  measured  measured/predicted\n";
   char line[220];
-  for (std::size_t i = 1; i < rows.size(); ++i) {
-    if (i == 2) continue;  // the second multi-head run has the first's shape
-    const GPTConfig cfg = long_context_shape(rows[i].model->config(), kLongContext + 1);
+  for (std::size_t v = 0; v < variant_names().size(); ++v) {  // one row a variant: its shape
+    const Row& r = rows[1 + v * variant_seeds().size()];
+    const GPTConfig cfg = long_context_shape(r.model->config(), kLongContext + 1);
     const VariantStepCost p = predict_variant_step(cfg, kLongBatch, kLongContext, profile, false);
     const GPT big = initialised_model(cfg, c.model.tokenizer(), c.options.seed);
     const double m = time_small_cache_step_ms(big, kLongBatch, kLongContext, kLongSteps);
@@ -204,12 +261,13 @@ void show_cache_size(LessonContext& c, const CacheSizeOptions& o) {
            "and layer.\nSharing them shrinks it: grouped-query attention lets NH / KVH query "
            "heads read one\nkey/value head (multi-query: KVH = 1); latent attention caches one "
            "vector of d_c floats\nand rebuilds keys and values from it (exercise 10b never "
-           "rebuilds them). Five models\ntrained with one recipe (scripts/train_variants.sh), "
-           "and this lesson's model beside them:\n";
+           "rebuilds them). Four attentions,\neach trained three "
+           "times with one recipe (scripts/train_variants.sh), and this lesson's model\n"
+           "beside them:\n";
   std::vector<Row> rows = {{"this lesson's", &c.model}};
   for (std::size_t i = 0; i < o.models.size(); ++i)
-    rows.push_back({variant_runs()[i].name, o.models[i].get()});
-  const std::vector<double> losses = show_sizes(c, rows, o);
+    rows.push_back({variant_runs()[i].name(), o.models[i].get()});
+  const HeldoutLosses losses = show_sizes(c, rows, o);
   show_cost_in_loss(c, rows, losses);
   const MachineProfile profile = load_or_measure_profile(
       default_profile_path(), std::vector{plain_fp32_loop()}, [&](const std::string& note) {
@@ -224,7 +282,7 @@ void show_cache_size(LessonContext& c, const CacheSizeOptions& o) {
 void declare_cache_size_flags(CLI::App& app, CacheSizeOptions& o) {
   o.variants_flag =
       app.add_option("--variants", o.variants,
-                     "section 10: the folder of the five models scripts/train_variants.sh trains")
+                     "section 10: the folder of the twelve models scripts/train_variants.sh trains")
           ->capture_default_str();
   app.add_option("--variant-poems", o.poems,
                  "section 10: poems each model writes for the form and speed table, in [1, 2000]")
@@ -246,7 +304,7 @@ void prepare_cache_size(CacheSizeOptions& o, const GPT& model) {
   for (const VariantRun& run : variant_runs()) {
     auto variant = std::make_shared<const GPT>(load_variant(o.variants, run));
     if (variant->tokenizer().characters() != model.tokenizer().characters()) {
-      throw BadOption("--variants " + o.variants + ": " + run.name +
+      throw BadOption("--variants " + o.variants + ": " + run.name() +
                       ".safetensors has another vocabulary than the lesson's model: train the "
                       "variants on the lesson's corpus");
     }
@@ -254,7 +312,7 @@ void prepare_cache_size(CacheSizeOptions& o, const GPT& model) {
   }
 }
 
-// Without the five models in the default folder, the section cannot run (a
+// Without the twelve models in the default folder, the section cannot run (a
 // folder named with --variants must hold them: prepare refuses it otherwise).
 std::string cannot_run_cache_size(const CacheSizeOptions& o, const GPT& model) {
   if (o.variants_flag->count() == 0) {

@@ -1,9 +1,12 @@
-// variant_runs.hpp: the five models scripts/train_variants.sh trains with one
-// recipe (the same corpus, steps, batch, learning rate and dropout), and where
-// the course keeps them: data/variants/<name>.safetensors, with each run's log
-// beside it (<name>.csv).
+// variant_runs.hpp: the twelve models scripts/train_variants.sh trains with one
+// recipe (the same corpus, steps, batch, learning rate and dropout, and one
+// batch order, --data-seed 1337): four ways of sharing keys and values, each
+// with initialisation seeds 1, 2 and 3. The course keeps them in
+// data/variants/<variant>_seed<s>.safetensors, each run's log beside it
+// (<name>.csv, and the trainer's lines in <name>.txt).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -11,13 +14,20 @@
 
 namespace tang {
 
+// multi_head, grouped_query (2 key/value heads), multi_query, latent (d_c 32).
+const std::vector<std::string>& variant_names();
+// The initialisation seeds every variant is trained with: 1, 2, 3.
+const std::vector<std::uint64_t>& variant_seeds();
+// The seed of the batch order all twelve runs share.
+constexpr std::uint64_t kVariantDataSeed = 1337;
+
 struct VariantRun {
-  std::string name;  // the file's stem, e.g. "grouped_query"
-  std::string seed;  // the trainer's --seed
+  std::string variant;  // e.g. "grouped_query"
+  std::uint64_t seed;   // the trainer's --seed
+  std::string name() const { return variant + "_seed" + std::to_string(seed); }
 };
 
-// In the script's order: multi-head twice (seeds 1337 and 2: how far two runs of
-// one recipe land apart), grouped-query (2 key/value heads), multi-query, latent (d_c 32).
+// Variant by variant, seed by seed: run v * variant_seeds().size() + s.
 const std::vector<VariantRun>& variant_runs();
 
 // data/variants in the source tree.
@@ -27,7 +37,7 @@ std::string default_variants_dir();
 // it when it is missing, and every error of load_checkpoint.
 GPT load_variant(const std::string& dir, const VariantRun& run);
 
-// "" when `dir` holds all five, else what is missing and how to make it.
+// "" when `dir` holds all twelve, else what is missing and how to make it.
 std::string missing_variants(const std::string& dir);
 
 }  // namespace tang

@@ -1,0 +1,48 @@
+#include "10_cache_size/paired_runs.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace tang {
+
+PairedDifference paired_difference(std::span<const double> variant,
+                                   std::span<const double> baseline) {
+  const std::size_t n = variant.size();
+  if (n != baseline.size() || n < 2)
+    throw std::invalid_argument("paired_difference: two or more pairs of losses");
+  double sum = 0.0;
+  for (std::size_t i = 0; i < n; ++i) sum += variant[i] - baseline[i];
+  const double mean = sum / static_cast<double>(n);
+  double squares = 0.0;  // of each pair's distance from the mean difference
+  for (std::size_t i = 0; i < n; ++i) {
+    const double d = variant[i] - baseline[i] - mean;
+    squares += d * d;
+  }
+  const double sd = std::sqrt(squares / static_cast<double>(n - 1));
+  return {n, mean, sd / std::sqrt(static_cast<double>(n))};
+}
+
+PairedVerdict verdict_of(const PairedDifference& d) {
+  if (std::abs(d.mean) <= 2.0 * d.standard_error) return PairedVerdict::kNotMeasurable;
+  return d.mean > 0.0 ? PairedVerdict::kCost : PairedVerdict::kGain;
+}
+
+std::string verdict_text(PairedVerdict v) {
+  switch (v) {
+    case PairedVerdict::kNotMeasurable:
+      return "not measurable here";
+    case PairedVerdict::kCost:
+      return "a cost";
+    case PairedVerdict::kGain:
+      return "a gain";
+  }
+  return "";
+}
+
+double share_standard_error(std::size_t k, std::size_t n) {
+  if (n == 0) return 0.0;
+  const double p = static_cast<double>(k) / static_cast<double>(n);
+  return std::sqrt(p * (1.0 - p) / static_cast<double>(n));
+}
+
+}  // namespace tang
