@@ -127,7 +127,7 @@ std::string exercise_summary() {
   if (yours.empty()) return "";
   Switches& s = switches();
   const std::lock_guard lock(s.mutex);
-  std::string text;
+  std::string text = "\nyour code against the reference solutions:\n";
   for (std::string_view id : kExercises) {
     if (!yours.count(id)) continue;
     bool ran = false;
@@ -138,7 +138,7 @@ std::string exercise_summary() {
     }
     if (!ran) {
       text +=
-          "exercise " + std::string(id) + ": yours did not run (no section of this run calls it)\n";
+          "exercise " + std::string(id) + ": yours did not run (nothing in this run called it)\n";
     }
   }
   return text;

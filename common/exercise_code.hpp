@@ -43,7 +43,8 @@ bool runs_yours(std::string_view exercise);
 
 // What a lesson prints under its title: whose code it runs.
 std::string exercise_code_line();
-// What a lesson prints at its end with --yours: one line per function of each
+// What a lesson prints at its end with --yours: after a blank line and a heading,
+// one line per function of each
 // exercise chosen, "exercise 03 (top_p_filter): matched the reference on all 412
 // calls", or where it first differed, or that it never ran. "" without --yours.
 std::string exercise_summary();

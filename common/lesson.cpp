@@ -65,8 +65,7 @@ int run_lesson(int argc, char** argv, const std::string& name, const std::string
         std::cout << "  " << e.what() << "\n";
       }
     }
-    if (const std::string summary = exercise_summary(); !summary.empty())
-      std::cout << "\nyour code against the reference solutions:\n" << summary;
+    std::cout << exercise_summary();
     return 0;  // run_program checks that it all reached stdout
   });
 }

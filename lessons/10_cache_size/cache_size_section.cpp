@@ -135,12 +135,9 @@ void show_cost_in_loss(LessonContext& c, const std::vector<Row>& rows,
                        const HeldoutLosses& losses) {
   const std::vector<std::uint64_t>& seeds = variant_seeds();
   const std::vector<double>& mha = losses.by_variant[0];
-  double mean = std::accumulate(mha.begin(), mha.end(), 0.0) / double(mha.size()), squares = 0.0;
-  for (const double l : mha) squares += (l - mean) * (l - mean);
   const auto [low, high] = std::minmax_element(mha.begin(), mha.end());
   c.out << "\n  Multi-head's " << mha.size() << " runs land " << fixed(*high - *low, 4)
-        << " nats apart (standard deviation "
-        << fixed(std::sqrt(squares / double(mha.size() - 1)), 4)
+        << " nats apart (standard deviation " << fixed(sample_standard_deviation(mha), 4)
         << "): what the seed alone moves.\n"
            "  Each variant against the multi-head run of the same seed, trained on the same "
            "batches (data seed "

@@ -20,6 +20,9 @@ struct PairedDifference {
   double standard_error = 0.0;
 };
 
+// The sample standard deviation of `values` (over n - 1); needs at least 2.
+double sample_standard_deviation(std::span<const double> values);
+
 // Throws std::invalid_argument unless both hold the same number (at least 2) of losses.
 PairedDifference paired_difference(std::span<const double> variant,
                                    std::span<const double> baseline);

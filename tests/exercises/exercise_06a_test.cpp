@@ -35,6 +35,20 @@ using tang::TokenId;
 
 constexpr std::size_t N = 24, C = 16, NH = 4;  // positions, width, heads (head size 4)
 
+// Random embedding tables for a vocabulary of V (wte (V, C), wpe (N, C)) and N tokens.
+struct RandomEmbedding {
+  std::vector<float> wte, wpe;
+  std::vector<TokenId> tokens;
+};
+RandomEmbedding random_embedding(std::uint64_t seed, std::size_t V) {
+  tang::Rng rng(seed);
+  RandomEmbedding e{std::vector<float>(V * C), std::vector<float>(N * C), std::vector<TokenId>(N)};
+  for (float& x : e.wte) x = rng.normal();
+  for (float& x : e.wpe) x = rng.normal();
+  for (TokenId& t : e.tokens) t = static_cast<TokenId>(rng.below(V));
+  return e;
+}
+
 // The first i < n where a and b hold different bits, or n.
 std::size_t first_difference(const float* a, const float* b, std::size_t n) {
   std::size_t i = 0;
@@ -196,12 +210,7 @@ TEST(Exercise06a, ReadsNothingPastTheNewPositions) {
 
   // embed_with_offset: tokens and out go on past T too
   const std::size_t V = 7;
-  tang::Rng rng(43);
-  std::vector<float> wte(V * C), wpe(N * C);
-  for (float& x : wte) x = rng.normal();
-  for (float& x : wpe) x = rng.normal();
-  std::vector<TokenId> tokens(N);
-  for (TokenId& t : tokens) t = static_cast<TokenId>(rng.below(V));
+  const auto [wte, wpe, tokens] = random_embedding(43, V);
   std::vector<float> embedded(N * C, sentinel);
   start = 0;
   for (const std::size_t T : {5, 3}) {
@@ -218,12 +227,7 @@ TEST(Exercise06a, ReadsNothingPastTheNewPositions) {
 
 TEST(Exercise06a, EmbeddingPositionsStartAtStart) {
   const std::size_t V = 7;
-  tang::Rng rng(4);
-  std::vector<float> wte(V * C), wpe(N * C);
-  for (float& x : wte) x = rng.normal();
-  for (float& x : wpe) x = rng.normal();
-  std::vector<TokenId> tokens(N);
-  for (TokenId& t : tokens) t = static_cast<TokenId>(rng.below(V));
+  const auto [wte, wpe, tokens] = random_embedding(4, V);
   std::vector<float> full(N * C), yours(N * C);
   tang::ops::encoder_forward(full.data(), tokens.data(), wte.data(), wpe.data(), 1, N, C);
   // a prefill of 10, then 1, 1, then 12
