@@ -2,8 +2,8 @@
 // values, on our model's shape and at a long context on GPT-2 small's.
 //
 //   lesson10/step/plain/<attention>/n:64|128     one cached step of one text whose
-//                                      cache holds n-1 positions (lesson 10's
-//                                      forward_with_cache, small_cache.hpp), on a model of
+//                                      cache holds n-1 positions (lesson 06's
+//                                      forward_with_cache over a SmallCache), on a model of
 //                                      our shape (4 layers, 4 heads, 128 dims) with random
 //                                      weights: multi-head, grouped-query (2 key/value heads),
 //                                      multi-query, latent (d_c 32). Per step: steps_per_s

@@ -17,10 +17,12 @@ Fills seven kinds of marked blocks in lessons/*/README.md and docs/README.md:
       common/gpt.cpp's forward() next to lessons/06_kvcache/kv_cache.hpp's
       forward_with_cache(), as a diff: what the KV cache adds
   <!-- diff:small_cache --> ... <!-- /diff -->
-      lesson 06's forward_with_cache() (without its own "// NEW" marks) next to
-      lessons/10_cache_size/small_cache.hpp's, as a diff: what sharing keys and values changes
+      lesson 06's KVCache::attend() (without its own "// NEW" marks) next to
+      lessons/10_cache_size/small_cache.cpp's SmallCache::attend(), as a diff: all a
+      cache that shares keys and values changes of lesson 06's cached forward
   <!-- diff:paged_forward --> ... <!-- /diff -->
-      the same next to lessons/11_server/paged_forward.hpp's: what the block table changes
+      the same next to lessons/11_server/paged_forward.cpp's PagedCache::attend():
+      what the block table changes
   <!-- run:PROGRAM ARGS... | FROM | COUNT --> ... <!-- /run -->
       what build/release/lessons/*/PROGRAM prints with ARGS: COUNT lines from the
       first line containing FROM, for example a --trace of one poem
@@ -144,21 +146,22 @@ def without_new_marks(lines):
     return out
 
 
-def diff_against_lesson_six(name, path):
-    """A <!-- diff:NAME --> block: lesson 06's cached forward, without its own NEW marks,
-    next to the one in PATH, which marks its changes against it."""
+def diff_against_lesson_six(name, path, start):
+    """A <!-- diff:NAME --> block: lesson 06's KVCache::attend, without its own NEW marks,
+    next to the cache's attention step START in PATH: all a cache changes of the step."""
     def fill(match):
-        start = "View<2> forward_with_cache(const GPT& model, const Matrices& m"
-        lesson6 = without_new_marks(definition("lessons/06_kvcache/kv_cache.hpp", start))
-        diff = difflib.unified_diff(lesson6, definition(path, start), "lessons/06_kvcache/kv_cache.hpp",
+        lesson6 = without_new_marks(definition("lessons/06_kvcache/kv_cache.cpp", "void KVCache::attend("))
+        diff = difflib.unified_diff(lesson6, definition(path, start), "lessons/06_kvcache/kv_cache.cpp",
                                     path, n=100, lineterm="")
         body = "\n".join(list(diff)[2:])
         return f"<!-- diff:{name} -->\n```diff\n{body}\n```\n<!-- /diff -->"
     return fill
 
 
-fill_small_cache_diff = diff_against_lesson_six("small_cache", "lessons/10_cache_size/small_cache.hpp")
-fill_paged_diff = diff_against_lesson_six("paged_forward", "lessons/11_server/paged_forward.hpp")
+fill_small_cache_diff = diff_against_lesson_six("small_cache", "lessons/10_cache_size/small_cache.cpp",
+                                                "void SmallCache::attend(")
+fill_paged_diff = diff_against_lesson_six("paged_forward", "lessons/11_server/paged_forward.cpp",
+                                          "void PagedCache::attend(")
 
 
 def fill_run(match):
@@ -205,7 +208,8 @@ READING = [
      ["lessons/05_acrostic/logit_mask.cpp", "lessons/05_acrostic/acrostic.cpp",
       "lessons/05_acrostic/exercise/qiyan_jueju.cpp"]),
     ("06 KV cache", "one cached decoding step, complete",
-     ["lessons/06_kvcache/kv_cache.hpp", "lessons/06_kvcache/exercise/attention_with_cache.cpp",
+     ["lessons/06_kvcache/kv_cache.hpp", "lessons/06_kvcache/kv_cache.cpp",
+      "lessons/06_kvcache/exercise/attention_with_cache.cpp",
       "common/ops.cpp"]),
     ("07 regular verse", "the rules, the check (exercise 07a), the constraint, beam search (exercise 07b)",
      ["lessons/07_verse/verse_form.cpp", "lessons/07_verse/check_verse.cpp",
@@ -220,11 +224,13 @@ READING = [
       "lessons/09_inside/knockout.cpp"]),
     ("10 cache size", "the variants' inputs to attention, the small cache, grouped (exercise 10a) and latent (exercise 10b) steps",
      ["common/attention_inputs.cpp", "lessons/10_cache_size/small_cache.hpp",
+      "lessons/10_cache_size/small_cache.cpp",
       "lessons/10_cache_size/exercise/grouped_attention.cpp",
       "lessons/10_cache_size/exercise/latent_attention.cpp",
       "lessons/10_cache_size/variant_step_cost.cpp"]),
     ("11 server", "the block pool, the paged step (exercise 11a), the cached opening (exercise 11b), the engine's steps, what a served step costs, the HTTP layer",
      ["lessons/11_server/block_pool.cpp", "lessons/11_server/paged_forward.hpp",
+      "lessons/11_server/paged_forward.cpp",
       "lessons/11_server/exercise/paged_attention.cpp", "lessons/11_server/exercise/cached_prefix.cpp",
       "lessons/11_server/paged_engine.cpp", "lessons/11_server/step_overhead.cpp",
       "lessons/11_server/poem_http.cpp"]),
@@ -237,7 +243,7 @@ READING = [
 # every header whose structs they use.
 STEP_PATH = [
     "common/generate.hpp", "common/generate.cpp",
-    "lessons/06_kvcache/kv_cache.hpp",
+    "lessons/06_kvcache/kv_cache.hpp", "lessons/06_kvcache/kv_cache.cpp",
     "lessons/06_kvcache/exercise/attention_with_cache.hpp",
     "lessons/06_kvcache/attention_with_cache_switch.cpp",
     "lessons/06_kvcache/exercise/attention_with_cache.cpp",

@@ -18,6 +18,17 @@ KVCache::KVCache(const GPTConfig& config)
     : k(Tensor<3>::from_shape({multi_head(config).n_layer, config.block_size, config.n_embd})),
       v(Tensor<3>::from_shape({config.n_layer, config.block_size, config.n_embd})) {}
 
+void check_context(std::size_t held, std::size_t T, const GPTConfig& config) {
+  if (held + T > config.block_size)
+    throw std::invalid_argument("forward_with_cache: text longer than the context");
+}
+
+void KVCache::attend(std::size_t l, float* out, const float* rows, std::size_t T,
+                     const GPT& model) {
+  const GPTConfig& cfg = model.config();
+  attention_with_cache(out, rows, &k(l, 0, 0), &v(l, 0, 0), length, T, cfg.n_embd, cfg.n_head);
+}
+
 std::size_t kv_cache_bytes_per_position(const GPTConfig& config) {
   return 2 * config.n_layer * config.n_embd * sizeof(float);
 }

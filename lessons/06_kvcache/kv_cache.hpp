@@ -18,10 +18,14 @@
 // added, every changed line marked "// NEW". It takes B texts, each with its own
 // cache, so that lesson 08 writes many poems in one step with this same code,
 // and its weight matrices as a parameter (the model's own float32 here; lesson
-// 08's bf16 and int8). Its two new steps inside each layer are exercise 06a.
+// 08's bf16 and int8). The cache is a parameter too: all the forward asks of
+// it is in four members (KVCache below), and lesson 10's caches that share
+// keys and values and lesson 11's cache in blocks answer them in their own
+// way, through this same forward. KVCache's attention step is exercise 06a.
 #pragma once
 
 #include <algorithm>
+#include <iterator>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -33,12 +37,32 @@
 
 namespace tang {
 
+// Throws std::invalid_argument unless `held` + T positions fit in the context.
+void check_context(std::size_t held, std::size_t T, const GPTConfig& config);
+
 // Per layer, the key and value vector of every position read so far.
+//
+// A cache, for forward_with_cache below, is any type with the four members
+// this one has after its data: lesson 10's SmallCache and lesson 11's
+// PagedCache are caches too.
 struct KVCache {
   explicit KVCache(const GPTConfig& config);
   Tensor<3> k;             // (L, T_max, C)
   Tensor<3> v;             // (L, T_max, C)
   std::size_t length = 0;  // positions held
+
+  // The positions it holds: the new characters start at this one.
+  std::size_t positions() const { return length; }
+  // Throws std::invalid_argument unless T more positions fit.
+  void check_room(std::size_t T, const GPTConfig& config) const {
+    check_context(length, T, config);
+  }
+  // Layer l of one text: appends the keys and values of its T new positions,
+  // then each new query attends over every position so far (exercise 06a).
+  // rows (T, 3C): queries | keys | values of the new positions; out (T, C).
+  void attend(std::size_t l, float* out, const float* rows, std::size_t T, const GPT& model);
+  // After the last layer: it holds the new characters too.
+  void hold(std::span<const TokenId> tokens) { length += tokens.size(); }
 };
 
 // Bytes of cache one position costs: 2 (k and v) x layers x dims x 4 bytes.
@@ -84,26 +108,24 @@ struct ModelMatrices {
 Activations step_activations(const GPTConfig& config, std::size_t rows);
 
 // tokens (B, T): T new characters for each of B texts, text b at positions
-// caches[b]->length onwards. Returns the logits (B*T, V), or with
+// caches[b]->positions() onwards. `caches`: B pointers (an array, a vector or a
+// span), each to a cache of the kind above. Returns the logits (B*T, V), or with
 // kLastPosition those of each text's last new character: (1, V) for one text,
 // (B, V) for B texts of one character each. Throws std::invalid_argument when
-// the text does not fit its cache or the activations, or a token is out of range.
-template <class Matrices>
+// a text does not fit its cache or the activations, or a token is out of range.
+template <class Matrices, class Caches>
 View<2> forward_with_cache(const GPT& model, const Matrices& m, std::span<const TokenId> tokens,
-                           std::span<KVCache* const> caches,  // NEW: B caches, one per text
+                           const Caches& caches,  // NEW: B caches, one per text
                            Activations& a, LogitsFor which) {
   const GPTConfig& cfg = model.config();
   const GPTWeights& w = model.weights();
-  const std::size_t B = caches.size(), N = tokens.size(), C = cfg.n_embd, V = cfg.vocab_size,
-                    NH = cfg.n_head;
+  const std::size_t B = std::size(caches), N = tokens.size(), C = cfg.n_embd, V = cfg.vocab_size;
+  const std::size_t P = cfg.proj_width();    // NEW: the projection's width, 3C (lesson 10: less)
   const std::size_t T = B == 0 ? 0 : N / B;  // new characters per text
   if (T == 0 || N != B * T) throw std::invalid_argument("forward_with_cache: no tokens");
   if (N > a.encoded.shape(0))
     throw std::invalid_argument("forward_with_cache: more rows than the activations hold");
-  for (const KVCache* cache : caches) {                                                 // NEW
-    if (cache->length + T > cfg.block_size)                                             // NEW
-      throw std::invalid_argument("forward_with_cache: text longer than the context");  // NEW
-  }
+  for (std::size_t b = 0; b < B; ++b) caches[b]->check_room(T, cfg);  // NEW
   for (TokenId id : tokens) {
     if (id < 0 || static_cast<std::size_t>(id) >= V)
       throw std::invalid_argument("forward_with_cache: token id out of range");
@@ -117,10 +139,10 @@ View<2> forward_with_cache(const GPT& model, const Matrices& m, std::span<const 
         "forward_with_cache: no room for these logits (Keep::kEverything or step_activations)");
 
   // NEW: text b's new characters sit at positions start .. start+T-1, not 0 .. T-1,
-  // where start = caches[b]->length, what its cache holds (it grows only at the end)
+  // where start = caches[b]->positions(), what its cache holds (it grows only at the end)
   for (std::size_t b = 0; b < B; ++b) {
-    embed_with_offset(a.encoded.data() + b * T * C, tokens.data() + b * T, T, caches[b]->length,
-                      w.wte, w.wpe, C);
+    embed_with_offset(a.encoded.data() + b * T * C, tokens.data() + b * T, T,
+                      caches[b]->positions(), w.wte, w.wpe, C);
   }
   const float* x = a.encoded.data();  // (N, C) the residual stream entering each block
   for (std::size_t l = 0; l < cfg.n_layer; ++l) {
@@ -130,13 +152,11 @@ View<2> forward_with_cache(const GPT& model, const Matrices& m, std::span<const 
     // attention half: residual2 = x + proj(attention(ln_1(x)))
     ops::layernorm_forward(L.ln1.data(), L.ln1_mean.data(), L.ln1_rstd.data(), x, lw.ln1_w,
                            lw.ln1_b, N, C);
-    lm.qkv.matmul(L.qkv.data(), L.ln1.data(), lw.qkv_b, N);
-    // NEW: each text appends this layer's new keys and values to its own cache,
-    // then each of its new queries attends over every position so far (exercise 06a)
+    lm.qkv.matmul(L.qkv.data(), L.ln1.data(), lw.qkv_b, N);  // NEW: (N, P)
+    // NEW: each text's cache keeps what it needs of this layer's new rows, then
+    // each of its new queries attends over every position so far
     for (std::size_t b = 0; b < B; ++b) {
-      attention_with_cache(L.atty.data() + b * T * C, L.qkv.data() + b * T * 3 * C,
-                           &caches[b]->k(l, 0, 0), &caches[b]->v(l, 0, 0), caches[b]->length, T, C,
-                           NH);
+      caches[b]->attend(l, L.atty.data() + b * T * C, L.qkv.data() + b * T * P, T, model);
     }
     lm.attn_proj.matmul(L.residual2.data(), L.atty.data(), lw.attn_proj_b, N);
     ops::residual_forward(L.residual2.data(), x, L.residual2.data(), N * C);
@@ -149,7 +169,7 @@ View<2> forward_with_cache(const GPT& model, const Matrices& m, std::span<const 
     ops::residual_forward(L.residual3.data(), L.residual2.data(), L.residual3.data(), N * C);
     x = L.residual3.data();
   }
-  for (KVCache* cache : caches) cache->length += T;  // NEW: each cache holds T more positions
+  for (std::size_t b = 0; b < B; ++b) caches[b]->hold(tokens.subspan(b * T, T));  // NEW
 
   // final LayerNorm, then the tied output layer: logits = ln_f(x) @ wte^T
   ops::layernorm_forward(a.lnf.data(), a.lnf_mean.data(), a.lnf_rstd.data(), x, w.lnf_w, w.lnf_b, N,
@@ -171,7 +191,7 @@ View<2> forward_with_cache(const GPT& model, std::span<const TokenId> tokens, st
 // to their positions, and the cache is rebuilt from the cropped window (the
 // same logits as Recompute gives, at the cost of one prefill per step).
 // `Cache` is what the cached forward keeps: this lesson's KVCache, or lesson
-// 10's SmallCache (any type with a forward_with_cache of the same form).
+// 10's SmallCache (a cache of the kind KVCache describes, with a `length`).
 template <class Matrices = ModelMatrices<>, class Cache = KVCache>
 class CachedPredictor : public Predictor {
  public:

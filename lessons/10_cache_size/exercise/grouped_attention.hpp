@@ -2,11 +2,11 @@
 // several query heads share one key/value head (grouped-query attention;
 // multi-query is one key/value head for all, multi-head one for each).
 //
-// Lesson 10's cached forward (small_cache.hpp) calls it in every layer of every
-// step of a multi-head, grouped or multi-query model (multi-head is KVH = NH). It runs the reference solution
-// (solution/grouped_attention.cpp) unless started with --yours 10a; then YOUR
-// file exercise/grouped_attention.cpp, whose comment says exactly what it must
-// do. Check yours with
+// SmallCache::attend (small_cache.cpp) calls it in every layer of every step
+// of a multi-head, grouped or multi-query model (multi-head is KVH = NH). It
+// runs the reference solution (solution/grouped_attention.cpp) unless started
+// with --yours 10a; then YOUR file exercise/grouped_attention.cpp, whose
+// comment says exactly what it must do. Check yours with
 //   cmake --build --preset release
 //   ctest --preset yours -L '^yours_10a$'
 //   build/release/lessons/10_cache_size/lesson_10_cache_size --yours 10a

@@ -2,7 +2,7 @@
 // its absorbed form: attention runs over the cached latent vectors themselves,
 // and no key or value is ever rebuilt.
 //
-// Lesson 10's cached forward (small_cache.hpp) calls it in every layer of every
+// SmallCache::attend (small_cache.cpp) calls it in every layer of every
 // step of a latent model. It runs the reference solution
 // (solution/latent_attention.cpp) unless started with --yours 10b; then YOUR
 // file exercise/latent_attention.cpp, whose comment says exactly what it must

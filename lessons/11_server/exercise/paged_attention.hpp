@@ -8,7 +8,7 @@
 //
 //   table[p / block_size] * block_size + p % block_size
 //
-// Lesson 11's paged forward (paged_forward.hpp) calls this in every layer of
+// PagedCache::attend (paged_forward.cpp) calls this in every layer of
 // every step. It runs the reference solution (solution/paged_attention.cpp)
 // unless started with --yours 11a; then YOUR exercise/paged_attention.cpp.
 // Check yours with
