@@ -196,4 +196,36 @@ Verdict compare_exactly(bool equal, const std::string& what) {
   return {Verdict::kDisagrees, what};
 }
 
+Verdict compare_numbers(double yours, double theirs, double relative, int digits,
+                        const std::string& what) {
+  if (yours == theirs) return {};
+  const bool rounding = std::fabs(yours - theirs) <= relative * std::fabs(theirs);
+  return {rounding ? Verdict::kRounding : Verdict::kDisagrees,
+          (what.empty() ? "" : what + ": ") + "yours " + fixed(yours, digits) + ", theirs " +
+              fixed(theirs, digits)};
+}
+
+std::vector<std::vector<float>> ExerciseSwitch::copy_of(std::span<const Written> written) {
+  std::vector<std::vector<float>> copies;
+  for (const Written& w : written) copies.emplace_back(w.values.begin(), w.values.end());
+  return copies;
+}
+
+void ExerciseSwitch::put_back(std::span<const Written> written,
+                              const std::vector<std::vector<float>>& values) {
+  for (std::size_t i = 0; i < written.size(); ++i)
+    std::copy(values[i].begin(), values[i].end(), written[i].values.begin());
+}
+
+Verdict ExerciseSwitch::compare_written(std::span<const Written> written,
+                                        const std::vector<std::vector<float>>& theirs) {
+  for (std::size_t i = 0; i < written.size(); ++i) {
+    Verdict verdict = compare_floats(written[i].values, theirs[i], written[i].rounding);
+    if (verdict.kind == Verdict::kSame) continue;
+    if (!written[i].name.empty()) verdict.detail = written[i].name + ", " + verdict.detail;
+    return verdict;
+  }
+  return {};
+}
+
 }  // namespace tang

@@ -25,6 +25,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tokenizer.hpp"
@@ -64,6 +65,10 @@ Verdict compare_floats(std::span<const float> yours, std::span<const float> thei
 // Values that are right or wrong (ids, counts, masks): `what` names the
 // difference when they are not equal.
 Verdict compare_exactly(bool equal, const std::string& what);
+// Numbers: equal, within `relative` of the reference's (a sum in another order),
+// or not; the detail shows both with `digits` decimals, after `what` if given.
+Verdict compare_numbers(double yours, double theirs, double relative, int digits,
+                        const std::string& what = "");
 // A character as notes show it: 月, ⏎, or "id 12" without a tokenizer.
 std::string character_name(TokenId id);
 
@@ -84,22 +89,53 @@ class ExerciseSwitch {
   std::string summary() const;
   std::string_view exercise() const { return exercise_; }
 
-  // The whole switch of a function that rewrites `values` in place (top-p, the
-  // penalty, min-p): the reference's call, or yours, checked against the
-  // reference's answer on a copy (compare_floats within `rounding`). `inputs()`
-  // names the call in the note.
-  template <class Theirs, class Yours, class Inputs>
-  void rewrite_in_place(std::span<float> values, const Theirs& theirs, const Yours& yours,
-                        float rounding, const Inputs& inputs) {
-    if (!this->yours()) return theirs(values);
-    if (!compares()) return yours(values);
-    std::vector<float> copy(values.begin(), values.end());
-    theirs(std::span<float>(copy));
-    yours(values);
-    check(compare_floats(values, copy, rounding), inputs());
+  // The whole switch of a function whose answer is what it returns. `theirs`
+  // and `yours` are its two versions (reference::f, mine::f), called with the
+  // same `args`: the reference's answer, or yours, with the reference's beside
+  // it until the first note. compare(yours, theirs) gives the Verdict;
+  // `inputs()` names the call in the note.
+  template <class F, class Compare, class Inputs, class... Args>
+  auto returns(F* theirs, F* yours, const Compare& compare, const Inputs& inputs,
+               const Args&... args) {
+    if (!this->yours()) return theirs(args...);
+    auto answer = yours(args...);
+    if (compares()) check(compare(answer, theirs(args...)), inputs());
+    return answer;
+  }
+
+  // A buffer a function writes (it may read it first, as a cache is), compared
+  // with compare_floats within `rounding`; `name`, if any, starts the note's detail.
+  struct Written {
+    Written(std::span<float> v, float r = 0.0f, std::string n = "")
+        : values(v), rounding(r), name(std::move(n)) {}
+    std::span<float> values;
+    float rounding;
+    std::string name;
+  };
+  // The whole switch of a function whose answer is what it writes into
+  // `written`. To compare, the reference's runs first on the same buffers; its
+  // answer is kept and the buffers put back as they were; then yours runs, and
+  // each buffer is compared with the reference's, in order.
+  template <class F, class Inputs, class... Args>
+  void writes(std::span<const Written> written, F* theirs, F* yours, const Inputs& inputs,
+              const Args&... args) {
+    if (!this->yours()) return theirs(args...);
+    if (!compares()) return yours(args...);
+    const std::vector<std::vector<float>> before = copy_of(written);
+    theirs(args...);
+    const std::vector<std::vector<float>> answer = copy_of(written);
+    put_back(written, before);
+    yours(args...);
+    check(compare_written(written, answer), inputs());
   }
 
  private:
+  static std::vector<std::vector<float>> copy_of(std::span<const Written> written);
+  static void put_back(std::span<const Written> written,
+                       const std::vector<std::vector<float>>& values);
+  static Verdict compare_written(std::span<const Written> written,
+                                 const std::vector<std::vector<float>>& theirs);
+
   std::string_view exercise_, function_;
   std::atomic<std::size_t> calls_ = 0;        // atomic: lesson 11's writers call from many threads
   std::atomic<std::size_t> matched_ = 0;      // compared calls that gave the reference's answer

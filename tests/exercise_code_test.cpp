@@ -140,4 +140,77 @@ TEST_F(OneNote, NoneWhenTheTestsJudgeAlone) {
   EXPECT_FALSE(use.compares());
 }
 
+// Two versions of a function that adds to a cache in place, as exercise 06a's
+// step appends to its cache: the reference adds 1, "yours" 2.
+void add_one(float* cache, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) cache[i] += 1.0f;
+}
+void add_two(float* cache, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) cache[i] += 2.0f;
+}
+int plus_zero(int x) {
+  return x;
+}
+int plus_one(int x) {
+  return x + 1;
+}
+
+using GenericSwitch = ChoiceReset;
+
+TEST_F(GenericSwitch, WritesRunsBothFromTheSameStartAndKeepsYours) {
+  std::ostringstream notes;
+  tang::choose_exercise_code("06a", true, &notes);
+  tang::ExerciseSwitch use("06a", "add");
+  std::vector<float> cache = {1.0f, 2.0f, 3.0f};
+  const tang::ExerciseSwitch::Written written[] = {{cache, 0.0f, "cache"}};
+  const auto inputs = [] { return std::string("3 values"); };
+  use.writes(written, add_one, add_one, inputs, cache.data(), cache.size());
+  EXPECT_EQ(cache, (std::vector<float>{2.0f, 3.0f, 4.0f})) << "put back before yours ran";
+  EXPECT_EQ(notes.str(), "");
+  use.writes(written, add_one, add_two, inputs, cache.data(), cache.size());
+  EXPECT_EQ(cache, (std::vector<float>{4.0f, 5.0f, 6.0f})) << "yours is what stays";
+  EXPECT_NE(notes.str().find("call 2 of the run: 3 values): yours and the reference solution "
+                             "disagree (cache, value 0: yours 4"),
+            std::string::npos)
+      << notes.str();
+}
+
+TEST_F(GenericSwitch, WritesRunsTheReferenceAloneWhenYoursIsNotChosen) {
+  tang::choose_exercise_code("");
+  tang::ExerciseSwitch use("06a", "add");
+  std::vector<float> cache = {1.0f};
+  const tang::ExerciseSwitch::Written written[] = {{cache}};
+  use.writes(
+      written, add_one, add_two, [] { return std::string(); }, cache.data(), cache.size());
+  EXPECT_EQ(cache, (std::vector<float>{2.0f}));
+}
+
+TEST_F(GenericSwitch, ReturnsYoursComparedWithTheReferences) {
+  std::ostringstream notes;
+  tang::choose_exercise_code("06c", true, &notes);
+  tang::ExerciseSwitch use("06c", "plus");
+  const auto numbers = [](int yours, int theirs) {
+    return tang::compare_numbers(yours, theirs, 0.0, 0);
+  };
+  EXPECT_EQ(use.returns(
+                plus_zero, plus_one, numbers, [] { return std::string("x 5"); }, 5),
+            6);
+  EXPECT_NE(notes.str().find("(plus, call 1 of the run: x 5): yours and the reference solution "
+                             "disagree (yours 6, theirs 5)"),
+            std::string::npos)
+      << notes.str();
+  tang::choose_exercise_code("");
+  EXPECT_EQ(use.returns(
+                plus_zero, plus_one, numbers, [] { return std::string(); }, 5),
+            5);
+}
+
+TEST(CompareNumbers, EqualWithinTheRelativeRoundingOrNot) {
+  EXPECT_EQ(tang::compare_numbers(2.0, 2.0, 0.0, 0).kind, Verdict::kSame);
+  EXPECT_EQ(tang::compare_numbers(1.0 + 1e-12, 1.0, 1e-9, 6).kind, Verdict::kRounding);
+  const Verdict off = tang::compare_numbers(1.5, 1.0, 1e-9, 1, "bytes");
+  EXPECT_EQ(off.kind, Verdict::kDisagrees);
+  EXPECT_EQ(off.detail, "bytes: yours 1.5, theirs 1.0");
+}
+
 }  // namespace

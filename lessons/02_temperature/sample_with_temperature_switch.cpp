@@ -1,7 +1,7 @@
 // The switch of exercise 02 (common/exercise_code.hpp): the reference solution's
 // draw, or with --yours 02 yours, checked against it on the same coin.
 #include <functional>
-#include <vector>
+#include <string>
 
 #include "02_temperature/exercise/sample_with_temperature.hpp"
 #include "exercise_code.hpp"
@@ -9,6 +9,8 @@
 
 namespace tang {
 
+// Two draws from one coin: the same character; or another, which a coin within
+// 1e-4 of this one makes the reference draw too (a rounding); or not.
 Verdict compare_draws(TokenId yours, TokenId theirs, float coin,
                       const std::function<TokenId(float)>& theirs_with) {
   if (yours == theirs) return {};
@@ -32,27 +34,26 @@ Verdict compare_draws(TokenId yours, TokenId theirs, float coin,
 
 TokenId sample_from(std::span<const float> probabilities, float coin) {
   static ExerciseSwitch use("02", "sample_from");
-  if (!use.yours()) return reference::sample_from(probabilities, coin);
-  const TokenId yours = mine::sample_from(probabilities, coin);
-  if (use.compares()) {
-    const auto theirs_with = [&](float c) { return reference::sample_from(probabilities, c); };
-    use.check(compare_draws(yours, theirs_with(coin), coin, theirs_with), "");
-  }
-  return yours;
+  const auto theirs_with = [&](float c) { return reference::sample_from(probabilities, c); };
+  return use.returns(
+      reference::sample_from, mine::sample_from,
+      [&](TokenId yours, TokenId theirs) {
+        return compare_draws(yours, theirs, coin, theirs_with);
+      },
+      [] { return std::string(); }, probabilities, coin);
 }
 
 TokenId sample_with_temperature(std::span<const float> logits, float temperature, float coin) {
   static ExerciseSwitch use("02", "sample_with_temperature");
-  if (!use.yours()) return reference::sample_with_temperature(logits, temperature, coin);
-  const TokenId yours = mine::sample_with_temperature(logits, temperature, coin);
-  if (use.compares()) {
-    const auto theirs_with = [&](float c) {
-      return reference::sample_with_temperature(logits, temperature, c);
-    };
-    use.check(compare_draws(yours, theirs_with(coin), coin, theirs_with),
-              "T " + label(temperature));
-  }
-  return yours;
+  const auto theirs_with = [&](float c) {
+    return reference::sample_with_temperature(logits, temperature, c);
+  };
+  return use.returns(
+      reference::sample_with_temperature, mine::sample_with_temperature,
+      [&](TokenId yours, TokenId theirs) {
+        return compare_draws(yours, theirs, coin, theirs_with);
+      },
+      [&] { return "T " + label(temperature); }, logits, temperature, coin);
 }
 
 }  // namespace tang

@@ -1,7 +1,6 @@
 // The switch of exercise 06d (common/exercise_code.hpp): the reference solution's
 // counts of a step's bytes and flops, or with --yours 06d yours, checked against
 // it at every call.
-#include <cmath>
 #include <string>
 
 #include "06_kvcache/exercise/step_traffic.hpp"
@@ -14,10 +13,7 @@ namespace {
 
 // Doubles computed in another order may differ in the last bits: a rounding.
 Verdict compare_counts(double yours, double theirs, const std::string& what) {
-  if (yours == theirs) return {};
-  const bool rounding = std::fabs(yours - theirs) <= 1e-12 * std::fabs(theirs);
-  return {rounding ? Verdict::kRounding : Verdict::kDisagrees,
-          what + ": yours " + fixed(yours, 0) + ", theirs " + fixed(theirs, 0)};
+  return compare_numbers(yours, theirs, 1e-12, 0, what);
 }
 
 std::string shape_of(const MatrixTraffic& m) {
@@ -50,28 +46,21 @@ Verdict compare_matrices(const std::vector<MatrixTraffic>& yours,
 std::vector<MatrixTraffic> step_matrices(const GPTConfig& config, std::size_t rows,
                                          std::size_t output_rows, double bytes_per_weight) {
   static ExerciseSwitch use("06d", "step_matrices");
-  if (!use.yours()) return reference::step_matrices(config, rows, output_rows, bytes_per_weight);
-  std::vector<MatrixTraffic> yours =
-      mine::step_matrices(config, rows, output_rows, bytes_per_weight);
-  if (use.compares()) {
-    const std::vector<MatrixTraffic> theirs =
-        reference::step_matrices(config, rows, output_rows, bytes_per_weight);
-    use.check(compare_matrices(yours, theirs), "rows " + std::to_string(rows) + ", output rows " +
-                                                   std::to_string(output_rows) + ", " +
-                                                   fixed(bytes_per_weight, 3) + " bytes a weight");
-  }
-  return yours;
+  return use.returns(
+      reference::step_matrices, mine::step_matrices, compare_matrices,
+      [&] {
+        return "rows " + std::to_string(rows) + ", output rows " + std::to_string(output_rows) +
+               ", " + fixed(bytes_per_weight, 3) + " bytes a weight";
+      },
+      config, rows, output_rows, bytes_per_weight);
 }
 
 double kv_bytes_read(const GPTConfig& config, std::size_t keys) {
   static ExerciseSwitch use("06d", "kv_bytes_read");
-  if (!use.yours()) return reference::kv_bytes_read(config, keys);
-  const double yours = mine::kv_bytes_read(config, keys);
-  if (use.compares()) {
-    use.check(compare_counts(yours, reference::kv_bytes_read(config, keys), "bytes"),
-              "keys " + std::to_string(keys));
-  }
-  return yours;
+  return use.returns(
+      reference::kv_bytes_read, mine::kv_bytes_read,
+      [](double yours, double theirs) { return compare_counts(yours, theirs, "bytes"); },
+      [&] { return "keys " + std::to_string(keys); }, config, keys);
 }
 
 }  // namespace tang

@@ -59,14 +59,13 @@ std::vector<BeamChoice> beam_step(std::span<const double> scores,
                                   std::span<const std::vector<float>> log_probs,
                                   std::span<const LogitMask> allowed, std::size_t width) {
   static ExerciseSwitch use("07b", "beam_step");
-  if (!use.yours()) return reference::beam_step(scores, log_probs, allowed, width);
-  std::vector<BeamChoice> yours = mine::beam_step(scores, log_probs, allowed, width);
-  if (use.compares()) {
-    const std::vector<BeamChoice> theirs = reference::beam_step(scores, log_probs, allowed, width);
-    use.check(compare_beams(yours, theirs, scores, log_probs, allowed),
-              counted(scores.size(), "beam") + ", width " + std::to_string(width));
-  }
-  return yours;
+  return use.returns(
+      reference::beam_step, mine::beam_step,
+      [&](const std::vector<BeamChoice>& yours, const std::vector<BeamChoice>& theirs) {
+        return compare_beams(yours, theirs, scores, log_probs, allowed);
+      },
+      [&] { return counted(scores.size(), "beam") + ", width " + std::to_string(width); }, scores,
+      log_probs, allowed, width);
 }
 
 }  // namespace tang

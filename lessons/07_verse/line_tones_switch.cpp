@@ -18,15 +18,14 @@ std::string positions(const std::vector<std::size_t>& list) {
 std::vector<std::size_t> tone_mismatches(std::span<const Tone> line,
                                          std::span<const Tone> pattern) {
   static ExerciseSwitch use("07a", "tone_mismatches");
-  if (!use.yours()) return reference::tone_mismatches(line, pattern);
-  std::vector<std::size_t> yours = mine::tone_mismatches(line, pattern);
-  if (use.compares()) {
-    const std::vector<std::size_t> theirs = reference::tone_mismatches(line, pattern);
-    use.check(compare_exactly(yours == theirs, "mismatches at yours " + positions(yours) +
-                                                   ", theirs " + positions(theirs)),
-              "a line of " + std::to_string(line.size()) + " characters");
-  }
-  return yours;
+  const auto same = [](const std::vector<std::size_t>& yours,
+                       const std::vector<std::size_t>& theirs) {
+    return compare_exactly(yours == theirs, "mismatches at yours " + positions(yours) +
+                                                ", theirs " + positions(theirs));
+  };
+  return use.returns(
+      reference::tone_mismatches, mine::tone_mismatches, same,
+      [&] { return "a line of " + std::to_string(line.size()) + " characters"; }, line, pattern);
 }
 
 }  // namespace tang

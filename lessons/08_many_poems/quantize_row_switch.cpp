@@ -30,13 +30,10 @@ void quantize_row(const float* x, std::size_t n, std::int8_t* quants, float* sca
 
 void dequantize_row(const std::int8_t* quants, const float* scales, std::size_t n, float* x) {
   static ExerciseSwitch use("08a", "dequantize_row");
-  if (!use.yours()) return reference::dequantize_row(quants, scales, n, x);
-  mine::dequantize_row(quants, scales, n, x);
-  if (use.compares()) {
-    std::vector<float> theirs(n);
-    reference::dequantize_row(quants, scales, n, theirs.data());
-    use.check(compare_floats({x, n}, theirs, 0.0f), "a row of " + std::to_string(n) + " weights");
-  }
+  const ExerciseSwitch::Written written[] = {{{x, n}}};
+  use.writes(
+      written, reference::dequantize_row, mine::dequantize_row,
+      [&] { return "a row of " + std::to_string(n) + " weights"; }, quants, scales, n, x);
 }
 
 }  // namespace tang

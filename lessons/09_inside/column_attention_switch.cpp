@@ -13,23 +13,21 @@ namespace tang {
 PatternSum previous_line_column(std::span<const float> weights, std::size_t T,
                                 std::span<const int> line, std::span<const int> column) {
   static ExerciseSwitch use("09a", "previous_line_column");
-  if (!use.yours()) return reference::previous_line_column(weights, T, line, column);
-  const PatternSum yours = mine::previous_line_column(weights, T, line, column);
-  if (use.compares()) {
-    const PatternSum theirs = reference::previous_line_column(weights, T, line, column);
-    Verdict verdict;
+  const auto compare = [](const PatternSum& yours, const PatternSum& theirs) {
     if (yours.queries != theirs.queries) {
-      verdict = compare_exactly(false, "yours " + std::to_string(yours.queries) +
-                                           " positions counted, theirs " +
-                                           std::to_string(theirs.queries));
-    } else if (yours.weight != theirs.weight) {  // a sum in another order is a rounding
-      const bool rounding = std::fabs(yours.weight - theirs.weight) <= 1e-9;
-      verdict = {rounding ? Verdict::kRounding : Verdict::kDisagrees,
-                 "weight yours " + fixed(yours.weight, 6) + ", theirs " + fixed(theirs.weight, 6)};
+      return compare_exactly(false, "yours " + std::to_string(yours.queries) +
+                                        " positions counted, theirs " +
+                                        std::to_string(theirs.queries));
     }
-    use.check(verdict, "a poem of " + std::to_string(T) + " positions");
-  }
-  return yours;
+    if (yours.weight == theirs.weight) return Verdict{};
+    const bool rounding = std::fabs(yours.weight - theirs.weight) <= 1e-9;  // another order
+    return Verdict{
+        rounding ? Verdict::kRounding : Verdict::kDisagrees,
+        "weight yours " + fixed(yours.weight, 6) + ", theirs " + fixed(theirs.weight, 6)};
+  };
+  return use.returns(
+      reference::previous_line_column, mine::previous_line_column, compare,
+      [&] { return "a poem of " + std::to_string(T) + " positions"; }, weights, T, line, column);
 }
 
 }  // namespace tang

@@ -37,13 +37,9 @@ Verdict compare_candidates(const std::vector<Candidate>& yours,
 std::vector<Candidate> logit_lens(const GPT& model, std::span<const float> residual,
                                   std::size_t k) {
   static ExerciseSwitch use("09b", "logit_lens");
-  if (!use.yours()) return reference::logit_lens(model, residual, k);
-  std::vector<Candidate> yours = mine::logit_lens(model, residual, k);
-  if (use.compares()) {
-    use.check(compare_candidates(yours, reference::logit_lens(model, residual, k)),
-              "top " + std::to_string(k));
-  }
-  return yours;
+  return use.returns(
+      reference::logit_lens, mine::logit_lens, compare_candidates,
+      [&] { return "top " + std::to_string(k); }, model, residual, k);
 }
 
 }  // namespace tang

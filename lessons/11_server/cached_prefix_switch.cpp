@@ -9,16 +9,17 @@ namespace tang {
 std::vector<BlockId> cached_prefix(const PrefixIndex& index, std::span<const TokenId> tokens,
                                    std::size_t block_size, std::size_t max_blocks) {
   static ExerciseSwitch use("11b", "cached_prefix");
-  if (!use.yours()) return reference::cached_prefix(index, tokens, block_size, max_blocks);
-  if (!use.compares()) return mine::cached_prefix(index, tokens, block_size, max_blocks);
-  const std::vector<BlockId> theirs =
-      reference::cached_prefix(index, tokens, block_size, max_blocks);
-  std::vector<BlockId> yours = mine::cached_prefix(index, tokens, block_size, max_blocks);
-  use.check(
-      compare_exactly(yours == theirs, counted(yours.size(), "block") + " where the cache has " +
-                                           std::to_string(theirs.size())),
-      counted(tokens.size(), "token") + ", " + counted(index.size(), "cached block"));
-  return yours;
+  const auto same = [](const std::vector<BlockId>& yours, const std::vector<BlockId>& theirs) {
+    return compare_exactly(
+        yours == theirs,
+        counted(yours.size(), "block") + " where the cache has " + std::to_string(theirs.size()));
+  };
+  return use.returns(
+      reference::cached_prefix, mine::cached_prefix, same,
+      [&] {
+        return counted(tokens.size(), "token") + ", " + counted(index.size(), "cached block");
+      },
+      index, tokens, block_size, max_blocks);
 }
 
 }  // namespace tang

@@ -1,7 +1,6 @@
 // The switch of exercise 11a (common/exercise_code.hpp): the reference solution's
 // paged attention step, or with --yours 11a yours, checked against it: the
-// reference runs on a copy of this text's blocks (renumbered 0, 1, ...), then
-// the outputs and the text's rows are compared, bit for bit.
+// outputs and the rows of this text's blocks, bit for bit.
 #include <algorithm>
 #include <numeric>
 #include <span>
@@ -22,42 +21,22 @@ void paged_attention_with_cache(float* out, const float* qkv, float* k_pool, flo
     return reference::paged_attention_with_cache(out, qkv, k_pool, v_pool, table, block_size, start,
                                                  T, C, NH);
   }
-  if (!use.compares()) {
-    return mine::paged_attention_with_cache(out, qkv, k_pool, v_pool, table, block_size, start, T,
-                                            C, NH);
-  }
-  const std::size_t blocks = (start + T + block_size - 1) / block_size, rows = block_size * C;
-  std::vector<float> k_copy(blocks * rows), v_copy(blocks * rows), theirs(T * C);
-  for (std::size_t b = 0; b < blocks; ++b) {
-    std::copy_n(k_pool + table[b] * rows, rows, k_copy.begin() + static_cast<long>(b * rows));
-    std::copy_n(v_pool + table[b] * rows, rows, v_copy.begin() + static_cast<long>(b * rows));
-  }
-  std::vector<BlockId> renumbered(blocks);
-  std::iota(renumbered.begin(), renumbered.end(), BlockId{0});
-  reference::paged_attention_with_cache(theirs.data(), qkv, k_copy.data(), v_copy.data(),
-                                        renumbered, block_size, start, T, C, NH);
-  mine::paged_attention_with_cache(out, qkv, k_pool, v_pool, table, block_size, start, T, C, NH);
   // the same bits, as the tests; a difference is named by where it is (value i of a
   // block is its row i / C, channel i % C)
-  Verdict verdict;
-  const auto differs = [&](const std::string& where, std::span<const float> yours,
-                           std::span<const float> reference) {
-    verdict = compare_floats(yours, reference, 0.0f);
-    if (verdict.kind == Verdict::kSame) return false;
-    verdict.detail = where + ", " + verdict.detail;
-    return true;
-  };
-  if (!differs("out", {out, T * C}, theirs)) {
-    for (std::size_t b = 0; b < blocks; ++b) {
-      const std::string block = " of table block " + std::to_string(b);
-      const std::size_t at = table[b] * rows;
-      if (differs("keys" + block, {k_pool + at, rows}, {k_copy.data() + b * rows, rows}) ||
-          differs("values" + block, {v_pool + at, rows}, {v_copy.data() + b * rows, rows}))
-        break;
-    }
+  const std::size_t blocks = (start + T + block_size - 1) / block_size, rows = block_size * C;
+  std::vector<ExerciseSwitch::Written> written = {{{out, T * C}, 0.0f, "out"}};
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const std::string block = " of table block " + std::to_string(b);
+    written.push_back({{k_pool + table[b] * rows, rows}, 0.0f, "keys" + block});
+    written.push_back({{v_pool + table[b] * rows, rows}, 0.0f, "values" + block});
   }
-  use.check(verdict, counted(T, "new position") + " after " + std::to_string(start) + ", " +
-                         counted(blocks, "block"));
+  use.writes(
+      written, reference::paged_attention_with_cache, mine::paged_attention_with_cache,
+      [&] {
+        return counted(T, "new position") + " after " + std::to_string(start) + ", " +
+               counted(blocks, "block");
+      },
+      out, qkv, k_pool, v_pool, table, block_size, start, T, C, NH);
 }
 
 }  // namespace tang
