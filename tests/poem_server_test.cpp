@@ -20,7 +20,9 @@
 #include "11_server/completion_request.hpp"
 #include "11_server/load_run.hpp"
 #include "11_server/poem_service.hpp"
+#include "11_server/stop_strings.hpp"
 #include "shipped_model.hpp"
+#include "utf8.hpp"
 
 namespace {
 
@@ -150,8 +152,13 @@ TEST(PoemServer, EveryBadRequestGets400NamingTheField) {
   const std::vector<BadBody> cases = {
       {"malformed JSON", "{\"prompt\": ", "body", "not JSON"},
       {"not an object", "[1, 2]", "body", "not a JSON object"},
-      {"unknown field", R"({"prompt": "春", "logprobs": 2})", "logprobs",
-       "not a field of this server"},
+      {"unknown field", R"({"prompt": "春", "colour": 2})", "colour", "not a field of this route"},
+      {"best_of", R"({"best_of": 2})", "best_of", "one poem a request"},
+      {"logit_bias", R"({"logit_bias": {}})", "logit_bias", "heads and form"},
+      {"logprobs past 5", R"({"logprobs": 6})", "logprobs", "[0, 5]"},
+      {"an empty stop string", R"({"stop": ""})", "stop", "none empty"},
+      {"five stop strings", R"({"stop": ["a", "b", "c", "d", "e"]})", "stop", "up to 4"},
+      {"echo not a boolean", R"({"echo": 1})", "echo", "true or false"},
       {"prompt not a string", R"({"prompt": 5})", "prompt", "must be a string"},
       {"temperature too high", R"({"temperature": 11})", "temperature", "[0, 10]"},
       {"temperature a string", R"({"temperature": "hot"})", "temperature", "must be a number"},
@@ -239,6 +246,172 @@ TEST(PoemServer, TheModelsRouteAndTheFieldsClientsSend) {
   EXPECT_EQ(metric(server, "tang_responses_total{status=\"404\"}"), 2.0);
 }
 
+TEST(PoemServer, EveryBadChatRequestGets400NamingTheField) {
+  NEED_SHIPPED_MODEL();
+  (void)model;
+  Server server({});
+  const std::string user = R"("messages": [{"role": "user", "content": "春风"}])";
+  const std::vector<BadBody> cases = {
+      {"no messages", R"({"max_tokens": 4})", "messages", "required"},
+      {"an assistant message", R"({"messages": [{"role": "assistant", "content": "春"}]})",
+       "messages", "role 'assistant'"},
+      {"no user message", R"({"messages": [{"role": "system", "content": "poet"}]})", "messages",
+       "no user message"},
+      {"a message without content", R"({"messages": [{"role": "user"}]})", "messages",
+       "string role and content"},
+      {"an opening outside the vocabulary", R"({"messages": [{"role": "user", "content": "hi"}]})",
+       "messages", "not in the model's vocabulary"},
+      {"logprobs as a number", "{" + user + R"(, "logprobs": 2})", "logprobs", "true or false"},
+      {"top_logprobs alone", "{" + user + R"(, "top_logprobs": 2})", "top_logprobs",
+       "logprobs true"},
+      {"echo", "{" + user + R"(, "echo": true})", "echo", "not a field of this route"},
+      {"a prompt", "{" + user + R"(, "prompt": "春"})", "prompt", "not a field of this route"},
+      {"both token limits", "{" + user + R"(, "max_tokens": 4, "max_completion_tokens": 4})",
+       "max_completion_tokens", "not both"},
+  };
+  auto c = server.client();
+  for (const BadBody& bad : cases) {
+    const auto res = c.Post("/v1/chat/completions", bad.body, "application/json");
+    ASSERT_TRUE(res) << bad.name;
+    EXPECT_EQ(res->status, 400) << bad.name << ": " << res->body;
+    const json j = json::parse(res->body, nullptr, false);
+    ASSERT_TRUE(j.contains("error")) << bad.name << ": " << res->body;
+    EXPECT_EQ(j["error"]["param"], bad.field) << bad.name;
+    EXPECT_NE(j["error"]["message"].get<std::string>().find(bad.says), std::string::npos)
+        << bad.name << ": " << j["error"]["message"];
+  }
+}
+
+// The events of a stream, parsed, without "[DONE]" (which must end it).
+std::vector<json> stream_events(const std::string& body) {
+  std::vector<json> events;
+  std::size_t at = 0;
+  bool done = false;
+  while ((at = body.find("data: ", at)) != std::string::npos) {
+    const std::size_t end = body.find("\n\n", at);
+    const std::string data = body.substr(at + 6, end - at - 6);
+    at = end;
+    EXPECT_FALSE(done) << "nothing after [DONE]";
+    if (data == "[DONE]") done = true;
+    if (data != "[DONE]") events.push_back(json::parse(data));
+  }
+  EXPECT_TRUE(done) << body;
+  return events;
+}
+
+// logprobs, stop and echo as OpenAI documents them, on one poem: the same seed
+// writes the same characters, so each answer is the plain one cut or extended.
+TEST(PoemServer, LogprobsStopAndEchoShapeTheSamePoem) {
+  NEED_SHIPPED_MODEL();
+  (void)model;
+  Server server({});
+  auto c = server.client();
+  const auto ask = [&](const std::string& route, const json& body) {
+    const auto res = c.Post(route, body.dump(), "application/json");
+    EXPECT_TRUE(res && res->status == 200) << body << ": " << (res ? res->body : "no answer");
+    return res ? json::parse(res->body, nullptr, false) : json();
+  };
+  const json plain = {{"prompt", "床前明月光"}, {"max_tokens", 20}, {"seed", 7}};
+  const std::string text = ask("/v1/completions", plain)["choices"][0]["text"];
+  const std::vector<std::string> chars = tang::utf8_split(text);
+  ASSERT_GE(chars.size(), 8u) << text;
+
+  json with = plain;
+  with["logprobs"] = 3;
+  const json lp = ask("/v1/completions", with)["choices"][0]["logprobs"];
+  ASSERT_EQ(lp["tokens"].size(), chars.size()) << lp;
+  for (std::size_t i = 0; i < chars.size(); ++i) {
+    EXPECT_EQ(lp["tokens"][i], chars[i]);
+    EXPECT_LE(lp["token_logprobs"][i].get<double>(), 0.0);
+    EXPECT_EQ(lp["top_logprobs"][i].size(), 3u);
+    EXPECT_EQ(lp["text_offset"][i], i);
+  }
+
+  const std::string stop = chars[5] + chars[6];  // the text ends before its first match
+  const std::string before = text.substr(0, text.find(stop));
+  with = plain;
+  with["stop"] = {"不在诗里", stop};
+  const json cut = ask("/v1/completions", with)["choices"][0];
+  EXPECT_EQ(cut["text"], before);
+  EXPECT_EQ(cut["finish_reason"], "stop");
+  with["stream"] = true;
+  const auto streamed = c.Post("/v1/completions", with.dump(), "application/json");
+  ASSERT_TRUE(streamed);
+  std::string sent;
+  for (const json& e : stream_events(streamed->body)) {
+    if (e["choices"][0]["finish_reason"].is_null()) {
+      sent += e["choices"][0]["text"];
+    } else {
+      EXPECT_EQ(e["choices"][0]["finish_reason"], "stop");
+    }
+  }
+  EXPECT_EQ(sent, before) << "a stream sends nothing of the stop string";
+
+  with = plain;
+  with["echo"] = true;
+  EXPECT_EQ(ask("/v1/completions", with)["choices"][0]["text"], "床前明月光" + text);
+
+  // chat: the last user message is the opening; the same seed, the same characters
+  const json chat = {{"messages",
+                      {{{"role", "system"}, {"content", "ignored"}},
+                       {{"role", "user"}, {"content", "床前明月光"}}}},
+                     {"max_tokens", 20},
+                     {"seed", 7},
+                     {"logprobs", true},
+                     {"top_logprobs", 2}};
+  const json answer = ask("/v1/chat/completions", chat);
+  EXPECT_EQ(answer["object"], "chat.completion");
+  EXPECT_EQ(answer["choices"][0]["message"]["role"], "assistant");
+  EXPECT_EQ(answer["choices"][0]["message"]["content"], text);
+  ASSERT_EQ(answer["choices"][0]["logprobs"]["content"].size(), chars.size());
+  EXPECT_EQ(answer["choices"][0]["logprobs"]["content"][0]["top_logprobs"].size(), 2u);
+  json chunks = chat;
+  chunks["stream"] = true;
+  chunks["stream_options"] = {{"include_usage", true}};
+  const auto chat_stream = c.Post("/v1/chat/completions", chunks.dump(), "application/json");
+  ASSERT_TRUE(chat_stream);
+  const std::vector<json> events = stream_events(chat_stream->body);
+  ASSERT_GE(events.size(), 3u);
+  EXPECT_EQ(events.front()["choices"][0]["delta"]["role"], "assistant");
+  std::string deltas;
+  for (const json& e : events) {
+    EXPECT_EQ(e["object"], "chat.completion.chunk");
+    if (!e["choices"].empty()) deltas += e["choices"][0]["delta"].value("content", "");
+  }
+  EXPECT_EQ(deltas, text);
+  EXPECT_TRUE(events.back()["choices"].empty()) << "include_usage: the last chunk, the usage";
+  EXPECT_EQ(events.back()["usage"]["completion_tokens"], chars.size());
+}
+
+TEST(StopStrings, HoldsWhatMayBeginAStopAndCutsBeforeIt) {
+  const auto chars = [](const char* text) {
+    std::vector<tang::WrittenCharacter> out;
+    for (const std::string& c : tang::utf8_split(text)) out.push_back({c, -1, {}});
+    return out;
+  };
+  const auto joined = [](const std::vector<tang::WrittenCharacter>& written) {
+    std::string text;
+    for (const tang::WrittenCharacter& w : written) text += w.character;
+    return text;
+  };
+  tang::StopStrings stops({"明月光", "霜"});
+  std::string out;
+  for (const tang::WrittenCharacter& c : chars("床前明月")) out += joined(stops.add(c));
+  EXPECT_EQ(out, "床前") << "明月 may begin 明月光: held";
+  out += joined(stops.add(chars("光")[0]));
+  EXPECT_TRUE(stops.matched());
+  EXPECT_EQ(out, "床前") << "the stop string never goes out";
+  EXPECT_TRUE(stops.add(chars("疑")[0]).empty()) << "nothing after a match";
+
+  tang::StopStrings other({"明月光"});
+  out.clear();
+  for (const tang::WrittenCharacter& c : chars("明月照")) out += joined(other.add(c));
+  EXPECT_EQ(out, "明月照") << "明月 released once 照 shows it is no stop";
+  out += joined(other.add(chars("明")[0]));
+  EXPECT_FALSE(other.matched());
+  EXPECT_EQ(out + joined(other.flush()), "明月照明") << "flush gives what was held";
+}
+
 // Errors cpp-httplib answers by itself get a JSON body and are counted too.
 TEST(PoemServer, AnUnknownRouteGets404WithAJsonError) {
   NEED_SHIPPED_MODEL();
@@ -266,7 +439,7 @@ TEST(PoemServer, ABodyReadsBackAsItsRequest) {
   requests[4] = {};
   requests[4].verse = "七律";  // lesson 07's regular verse: a form without heads
   for (const tang::PoemRequest& r : requests) {
-    const std::string body = tang::completion_body({r, true, {}});
+    const std::string body = tang::completion_body(r, true);
     const tang::ParsedRequest back = tang::parse_completion_request(body, model.tokenizer());
     ASSERT_TRUE(back.request) << body << ": " << back.error.message;
     const tang::PoemRequest& b = back.request->poem;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <vector>
 
 #include "07_verse/verse_form.hpp"  // form_named
 #include "errors.hpp"
@@ -18,19 +19,76 @@ ParsedRequest refuse(const std::string& field, const std::string& message) {
   return {std::nullopt, {field, field + ": " + message}};
 }
 
-}  // namespace
+// The body as a JSON object, or what is wrong with it.
+std::optional<json> read_object(std::string_view body, RequestError& error) {
+  if (body.size() > kMaxBodyBytes) {
+    error = refuse("body", "larger than " + std::to_string(kMaxBodyBytes) + " bytes").error;
+    return std::nullopt;
+  }
+  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    error = refuse("body", "not JSON (or not UTF-8): send one JSON object").error;
+    return std::nullopt;
+  }
+  if (!j.is_object()) {
+    error = refuse("body", "not a JSON object").error;
+    return std::nullopt;
+  }
+  return j;
+}
 
-ParsedRequest parse_completion_request(std::string_view body, const Tokenizer& tokenizer) {
-  if (body.size() > kMaxBodyBytes)
-    return refuse("body", "larger than " + std::to_string(kMaxBodyBytes) + " bytes");
-  const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return refuse("body", "not JSON (or not UTF-8): send one JSON object");
-  if (!j.is_object()) return refuse("body", "not a JSON object");
+// `stop`: one string or a list of up to 4, none empty.
+std::optional<std::string> read_stop(const json& value, std::vector<std::string>& stop) {
+  const json list = value.is_array() ? value : json::array({value});
+  if (list.size() > kMaxStops) return "must be a string or a list of up to 4 strings";
+  for (const json& one : list) {
+    if (!one.is_string() || one.get<std::string>().empty())
+      return "must be a string or a list of up to 4 strings, none empty";
+    stop.push_back(one.get<std::string>());
+  }
+  return std::nullopt;
+}
 
+// OpenAI's fields this server does not take, and why; nullptr for any other.
+const char* unsupported(const std::string& key) {
+  if (key == "best_of") return "not taken: this server writes one poem a request";
+  if (key == "suffix") return "not taken: a poem is written from its opening on, not into a gap";
+  if (key == "logit_bias")
+    return "not taken: this server steers what may come next with heads and form";
+  if (key == "presence_penalty" || key == "frequency_penalty")
+    return "not taken: the server samples as lessons 04-06 do, without a penalty";
+  return nullptr;
+}
+
+// The fields both routes share, and each route's own, into a request. A chat
+// request's opening (or heads) is its last user message, `chat_text`.
+ParsedRequest read_fields(const json& j, const Tokenizer& tokenizer,
+                          const std::optional<std::string>& chat_text) {
+  const bool chat = chat_text.has_value();
   CompletionRequest r;
+  r.chat = chat;
   std::string form;
-  bool stream_options = false;
+  bool stream_options = false, logprobs = false;
+  std::optional<std::uint64_t> top_logprobs;
+  const char* const fields =
+      chat ? "messages, model, max_tokens, max_completion_tokens, temperature, top_k, top_p, "
+             "seed, stop, logprobs, top_logprobs, stream, stream_options, n, user, acrostic, form"
+           : "model, prompt, max_tokens, temperature, top_k, top_p, seed, stop, logprobs, "
+             "echo, stream, stream_options, n, user, heads, form";
   for (const auto& [key, value] : j.items()) {
+    const bool shared = key == "model" || key == "user" || key == "form" || key == "n" ||
+                        key == "stream_options" || key == "max_tokens" || key == "top_k" ||
+                        key == "seed" || key == "temperature" || key == "top_p" ||
+                        key == "stream" || key == "stop";
+    const bool own = chat ? key == "messages" || key == "max_completion_tokens" ||
+                                key == "logprobs" || key == "top_logprobs" || key == "acrostic"
+                          : key == "prompt" || key == "heads" || key == "logprobs" || key == "echo";
+    if (const char* why = unsupported(key)) return refuse(key, why);
+    if (!shared && !own) {
+      return refuse(key.empty() ? "\"\"" : show_invisible(key),
+                    std::string("not a field of this route (") + fields + ")");
+    }
+    if (key == "messages") continue;  // read by parse_chat_request
     if (key == "prompt" || key == "heads" || key == "form" || key == "model" || key == "user") {
       if (!value.is_string()) return refuse(key, "must be a string");
       const std::string text = value.get<std::string>();
@@ -46,24 +104,39 @@ ParsedRequest parse_completion_request(std::string_view body, const Tokenizer& t
       for (const auto& [option, setting] : value.items()) {
         if (option != "include_usage" || !setting.is_boolean())
           return refuse(key, "takes include_usage (true or false) only");
+        r.include_usage = setting.get<bool>();
       }
       stream_options = true;
-    } else if (key == "max_tokens" || key == "top_k" || key == "seed") {
+    } else if (key == "stop") {
+      if (const auto problem = read_stop(value, r.stop)) return refuse(key, *problem);
+    } else if (key == "echo" || key == "acrostic" || key == "stream" ||
+               (chat && key == "logprobs")) {
+      if (!value.is_boolean()) return refuse(key, "must be true or false");
+      if (key == "echo") r.echo = value.get<bool>();
+      if (key == "acrostic") r.acrostic = value.get<bool>();
+      if (key == "stream") r.stream = value.get<bool>();
+      if (key == "logprobs") logprobs = value.get<bool>();
+    } else if (key == "max_tokens" || key == "max_completion_tokens" || key == "top_k" ||
+               key == "seed" || key == "logprobs" || key == "top_logprobs") {
       if (!value.is_number_integer()) return refuse(key, "must be a whole number");
-      if (value.is_number_unsigned() || value.get<std::int64_t>() >= 0) {
-        const std::uint64_t n = value.get<std::uint64_t>();
-        if (key == "max_tokens") {
-          if (n < 1 || n > kMaxTokens)
-            return refuse(key, "must be in [1, " + std::to_string(kMaxTokens) + "]");
-          r.poem.max_chars = n;
-        }
-        if (key == "top_k") {  // as the lessons' --top-k: k past the vocabulary keeps all
-          if (n > kMaxTopK) return refuse(key, "must be in [0, " + std::to_string(kMaxTopK) + "]");
-          r.poem.settings.top_k = n;
-        }
-        if (key == "seed") r.poem.seed = n;
-      } else {
+      if (!value.is_number_unsigned() && value.get<std::int64_t>() < 0)
         return refuse(key, "must not be negative");
+      const std::uint64_t n = value.get<std::uint64_t>();
+      if (key == "max_tokens" || key == "max_completion_tokens") {
+        if (n < 1 || n > kMaxTokens)
+          return refuse(key, "must be in [1, " + std::to_string(kMaxTokens) + "]");
+        r.poem.max_chars = n;
+      }
+      if (key == "top_k") {  // as the lessons' --top-k: k past the vocabulary keeps all
+        if (n > kMaxTopK) return refuse(key, "must be in [0, " + std::to_string(kMaxTopK) + "]");
+        r.poem.settings.top_k = n;
+      }
+      if (key == "seed") r.poem.seed = n;
+      if (key == "logprobs" || key == "top_logprobs") {
+        if (n > kMaxLogprobs)
+          return refuse(key, "must be in [0, " + std::to_string(kMaxLogprobs) + "]");
+        if (key == "logprobs") r.logprobs = static_cast<int>(n);
+        if (key == "top_logprobs") top_logprobs = n;
       }
     } else if (key == "temperature" || key == "top_p") {
       if (!value.is_number()) return refuse(key, "must be a number");
@@ -75,14 +148,14 @@ ParsedRequest parse_completion_request(std::string_view body, const Tokenizer& t
         if (!(x > 0 && x <= 1)) return refuse(key, "must be in (0, 1]");
         r.poem.settings.top_p = static_cast<float>(x);
       }
-    } else if (key == "stream") {
-      if (!value.is_boolean()) return refuse(key, "must be true or false");
-      r.stream = value.get<bool>();
-    } else {
-      return refuse(key.empty() ? "\"\"" : show_invisible(key),
-                    "not a field of this server (model, prompt, max_tokens, temperature, "
-                    "top_k, top_p, seed, stream, stream_options, n, user, heads, form)");
     }
+  }
+  if (j.contains("max_tokens") && j.contains("max_completion_tokens"))
+    return refuse("max_completion_tokens", "give max_tokens or max_completion_tokens, not both");
+  if (chat) {  // chat's logprobs says whether; top_logprobs how many alternatives
+    if (top_logprobs && !logprobs) return refuse("top_logprobs", "needs logprobs true as well");
+    if (logprobs) r.logprobs = static_cast<int>(top_logprobs.value_or(0));
+    (r.acrostic ? r.poem.heads : r.poem.opening) = *chat_text;
   }
   if (stream_options && !r.stream)
     return refuse("stream_options", "is for a streamed request: give stream true as well");
@@ -100,19 +173,55 @@ ParsedRequest parse_completion_request(std::string_view body, const Tokenizer& t
   }
   if (const std::string problem = request_problem(r.poem, tokenizer); !problem.empty()) {
     const std::string field = problem.substr(0, problem.find(':'));
-    return {std::nullopt, {field, problem}};
+    const bool from_messages = chat && (field == "prompt" || field == "heads");
+    return {std::nullopt, {from_messages ? "messages" : field, problem}};
   }
   return {r, {}};
 }
 
-std::string completion_body(const CompletionRequest& request) {
-  const PoemRequest& r = request.poem;
+}  // namespace
+
+ParsedRequest parse_completion_request(std::string_view body, const Tokenizer& tokenizer) {
+  RequestError error;
+  const std::optional<json> j = read_object(body, error);
+  if (!j) return {std::nullopt, error};
+  return read_fields(*j, tokenizer, std::nullopt);
+}
+
+ParsedRequest parse_chat_request(std::string_view body, const Tokenizer& tokenizer) {
+  RequestError error;
+  const std::optional<json> j = read_object(body, error);
+  if (!j) return {std::nullopt, error};
+  const auto found = j->find("messages");
+  if (found == j->end() || !found->is_array() || found->empty()) {
+    return refuse("messages",
+                  "required: a list of messages, e.g. [{\"role\": \"user\", \"content\": "
+                  "\"床前明月光\"}]");
+  }
+  std::optional<std::string> last_user;  // the poem's opening (or an acrostic's heads)
+  for (const json& message : *found) {
+    if (!message.is_object() || !message.contains("role") || !message["role"].is_string() ||
+        !message.contains("content") || !message["content"].is_string())
+      return refuse("messages", "each message is an object with a string role and content");
+    const std::string role = message["role"].get<std::string>();
+    if (role == "user") last_user = message["content"].get<std::string>();
+    if (role != "user" && role != "system") {
+      return refuse("messages", "role '" + show_invisible(role) +
+                                    "': this server takes system messages (ignored) and user "
+                                    "messages (the last one is the poem's opening)");
+    }
+  }
+  if (!last_user) return refuse("messages", "no user message: its content is the poem's opening");
+  return read_fields(*j, tokenizer, last_user);
+}
+
+std::string completion_body(const PoemRequest& r, bool stream) {
   json body = {{"max_tokens", r.max_chars},
                {"temperature", r.settings.temperature},
                {"top_k", r.settings.top_k},
                {"top_p", r.settings.top_p},
                {"seed", r.seed},
-               {"stream", request.stream}};
+               {"stream", stream}};
   if (!r.verse.empty()) {
     body["form"] = r.verse;
   } else if (r.heads.empty()) {

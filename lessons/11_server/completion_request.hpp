@@ -1,7 +1,8 @@
-// completion_request.hpp: a POST /v1/completions body, read and checked.
+// completion_request.hpp: a POST /v1/completions or /v1/chat/completions body,
+// read and checked.
 //
-// The body is a JSON object with a subset of OpenAI's completions request and
-// this course's own fields:
+// The body is a JSON object with a subset of OpenAI's request and this course's
+// own fields:
 //
 //   prompt       string   the poem's opening (default "")
 //   max_tokens   integer  characters to write at most, in [1, 512] (default 64)
@@ -9,6 +10,11 @@
 //   top_k        integer  in [0, 100000]; 0 is off (default 20)
 //   top_p        number   in (0, 1]; 1 is off (default 1)
 //   seed         integer  in [0, 2^64 - 1] (default 42)
+//   stop         string, or a list of up to 4: the text ends before the first
+//                one it would hold (finish_reason "stop")
+//   logprobs     integer  in [0, 5]: each character's log-probability and its
+//                         most likely alternatives (default: none)
+//   echo         boolean  the answer's text starts with the prompt (default false)
 //   stream       boolean  Server-Sent Events, one per character (default false)
 //   heads        string   an acrostic instead: 4 or 8 head characters
 //   form         string   五绝, 七绝, 五律 or 七律: with heads, the acrostic's form (4 heads
@@ -19,8 +25,13 @@
 //                         name is answered 404 model_not_found (poem_http.cpp)
 //   user         string   accepted and ignored, as OpenAI's clients send it
 //   n            integer  poems a request: 1 (the only value this server takes)
-//   stream_options object {"include_usage": boolean}, with stream only: accepted;
-//                         every stream's last event carries the usage anyway
+//   stream_options object {"include_usage": boolean}, with stream only
+//
+// A chat body has `messages` instead of prompt and heads: system messages are
+// ignored, the last user message is the opening (with "acrostic": true, the
+// heads); `logprobs` is true or false there and `top_logprobs` (0-5) says how
+// many alternatives; `max_completion_tokens` is max_tokens' newer name; there
+// is no echo.
 //
 // Anything else is refused, naming the field: another field, a wrong type, a
 // value out of range, a character the vocabulary lacks. The defaults are
@@ -30,6 +41,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "11_server/poem_service.hpp"
 #include "tokenizer.hpp"
@@ -39,7 +51,13 @@ namespace tang {
 struct CompletionRequest {
   PoemRequest poem;
   bool stream = false;
-  std::string model;  // "" when the body names none
+  bool include_usage = false;     // stream_options: a last event with the usage alone
+  std::string model;              // "" when the body names none
+  std::vector<std::string> stop;  // end the text before the first of these
+  int logprobs = -1;              // alternatives per character, 0-5; -1: no logprobs
+  bool echo = false;              // the text starts with the prompt
+  bool chat = false;              // /v1/chat/completions: answered in chat's shape
+  bool acrostic = false;          // chat: the user message holds the heads
 };
 
 // What is wrong with a body: the field ("body" for the whole) and one line.
@@ -51,6 +69,8 @@ struct RequestError {
 inline constexpr std::size_t kMaxBodyBytes = 8192;
 inline constexpr std::size_t kMaxTokens = 512;
 inline constexpr std::size_t kMaxTopK = 100000;  // the lessons' --top-k range
+inline constexpr std::size_t kMaxStops = 4;      // as OpenAI's API
+inline constexpr std::size_t kMaxLogprobs = 5;   // the alternatives the server keeps
 
 // The request in `body`, or what is wrong with it. Never throws.
 struct ParsedRequest {
@@ -58,10 +78,11 @@ struct ParsedRequest {
   RequestError error;
 };
 ParsedRequest parse_completion_request(std::string_view body, const Tokenizer& tokenizer);
+ParsedRequest parse_chat_request(std::string_view body, const Tokenizer& tokenizer);
 
-// The body that asks for `request` (what parse_completion_request reads back):
+// The body that asks for `poem` (what parse_completion_request reads back):
 // every field written out, `form` only for regular verse and for an acrostic
 // of 5 characters a line.
-std::string completion_body(const CompletionRequest& request);
+std::string completion_body(const PoemRequest& poem, bool stream);
 
 }  // namespace tang

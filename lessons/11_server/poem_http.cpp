@@ -14,7 +14,9 @@
 
 #include "11_server/completion_request.hpp"
 #include "11_server/poem_service.hpp"
+#include "11_server/stop_strings.hpp"
 #include "errors.hpp"
+#include "utf8.hpp"
 
 namespace tang {
 
@@ -75,7 +77,8 @@ std::string http_error_message(const httplib::Request& req, int status) {
   switch (status) {
     case 404:
       return "no route " + req.method + " " + req.path +
-             ": the routes are GET /, GET /metrics, GET /v1/models and POST /v1/completions";
+             ": the routes are GET /, GET /metrics, GET /v1/models, POST /v1/completions and "
+             "POST /v1/chat/completions";
     case 413:
       return "the request is larger than the server takes (1 MB)";
     case 414:
@@ -87,8 +90,8 @@ std::string http_error_message(const httplib::Request& req, int status) {
   }
 }
 
-std::string finish_reason(const ServedPoem& p) {
-  return p.stopped ? "cancelled" : p.ended ? "stop" : "length";
+std::string finish_reason(const ServedPoem& p, bool stop_string) {
+  return stop_string ? "stop" : p.stopped ? "cancelled" : p.ended ? "stop" : "length";
 }
 
 Json usage(const ServedPoem& p, std::size_t prompt) {
@@ -97,25 +100,96 @@ Json usage(const ServedPoem& p, std::size_t prompt) {
           {"total_tokens", prompt + p.characters}};
 }
 
-// One streamed character: OpenAI's completion chunk, its logprobs with the top 5.
-std::string character_event(const std::string& id, std::time_t created, const WrittenCharacter& w,
-                            const Tokenizer& tokenizer) {
-  Json choice = {{"index", 0}, {"text", w.character}};
-  if (w.probability >= 0) {
+// The first `n` alternatives of a written character, most likely first.
+std::vector<Candidate> alternatives(const WrittenCharacter& w, int n) {
+  return {w.top.begin(), w.top.begin() + std::min<long>(n, static_cast<long>(w.top.size()))};
+}
+
+// A character's log-probability; a character the acrostic put there itself
+// had no choice: probability 1.
+double logprob(const WrittenCharacter& w) {
+  return w.probability >= 0 ? std::log(w.probability) : 0.0;
+}
+
+// Completions' logprobs of `written` (OpenAI's shape: four lists, one entry a
+// character), the first at character `offset` of the answer's text.
+Json completion_logprobs(const std::vector<WrittenCharacter>& written, int n, std::size_t offset,
+                         const Tokenizer& tokenizer) {
+  Json tokens = Json::array(), token_logprobs = Json::array(), top_logprobs = Json::array(),
+       text_offset = Json::array();
+  for (const WrittenCharacter& w : written) {
+    tokens.push_back(w.character);
     Json top = Json::object();
-    for (const Candidate& c : w.top) top[tokenizer.character(c.id)] = std::log(c.probability);
-    choice["logprobs"] = {{"tokens", {w.character}},
-                          {"token_logprobs", {std::log(w.probability)}},
-                          {"top_logprobs", {top}}};
-  } else {
-    choice["logprobs"] = nullptr;  // a character the acrostic put there itself
+    for (const Candidate& c : alternatives(w, n))
+      top[tokenizer.character(c.id)] = std::log(c.probability);
+    token_logprobs.push_back(w.probability >= 0 ? Json(std::log(w.probability)) : Json());
+    top_logprobs.push_back(w.probability >= 0 ? top : Json());
+    text_offset.push_back(offset++);
   }
-  choice["finish_reason"] = nullptr;
-  const Json chunk = {{"id", id},
-                      {"object", "text_completion"},
-                      {"created", created},
-                      {"model", kModelName},
-                      {"choices", {choice}}};
+  return {{"tokens", tokens},
+          {"token_logprobs", token_logprobs},
+          {"top_logprobs", top_logprobs},
+          {"text_offset", text_offset}};
+}
+
+// Chat's logprobs of `written`: {"content": [{token, logprob, bytes, top_logprobs}]}.
+Json chat_logprobs(const std::vector<WrittenCharacter>& written, int n,
+                   const Tokenizer& tokenizer) {
+  const auto entry = [](const std::string& token, double lp) {
+    return Json{{"token", token},
+                {"logprob", lp},
+                {"bytes", std::vector<unsigned char>(token.begin(), token.end())}};
+  };
+  Json content = Json::array();
+  for (const WrittenCharacter& w : written) {
+    Json one = entry(w.character, logprob(w)), top = Json::array();
+    for (const Candidate& c : alternatives(w, n))
+      top.push_back(entry(tokenizer.character(c.id), std::log(c.probability)));
+    one["top_logprobs"] = top;
+    content.push_back(one);
+  }
+  return {{"content", content}};
+}
+
+// Text made of characters.
+std::string text_of(const std::vector<WrittenCharacter>& written) {
+  std::string text;
+  for (const WrittenCharacter& w : written) text += w.character;
+  return text;
+}
+
+// What every answer and streamed event of one request starts with.
+Json head(const CompletionRequest& r, const std::string& id, std::time_t created, bool chunk) {
+  const char* object =
+      r.chat ? (chunk ? "chat.completion.chunk" : "chat.completion") : "text_completion";
+  return {{"id", id}, {"object", object}, {"created", created}, {"model", kModelName}};
+}
+
+// One choice of an answer or an event: `written` (the echoed prompt before it
+// when `echo`), its logprobs if asked, and how the text ended (null: not yet).
+Json choice(const CompletionRequest& r, const std::vector<WrittenCharacter>& written,
+            const std::string& echo, std::size_t offset, const Json& finish, bool chunk,
+            const Tokenizer& tokenizer) {
+  Json c = {{"index", 0}};
+  const std::string text = echo + text_of(written);
+  if (r.chat && chunk) {
+    c["delta"] = text.empty() ? Json::object() : Json{{"content", text}};
+  } else if (r.chat) {
+    c["message"] = {{"role", "assistant"}, {"content", text}};
+  } else {
+    c["text"] = text;
+  }
+  if (r.logprobs < 0 || written.empty()) {
+    c["logprobs"] = nullptr;
+  } else {
+    c["logprobs"] = r.chat ? chat_logprobs(written, r.logprobs, tokenizer)
+                           : completion_logprobs(written, r.logprobs, offset, tokenizer);
+  }
+  c["finish_reason"] = finish;
+  return c;
+}
+
+std::string event(const Json& chunk) {
   return "data: " + chunk.dump() + "\n\n";
 }
 
@@ -145,7 +219,7 @@ struct PoemHttpServer::Metrics {
   }
   std::string new_id() {
     const std::lock_guard lock(mutex);
-    return "cmpl-" + std::to_string(next_id++);
+    return std::to_string(next_id++);
   }
 };
 
@@ -246,91 +320,145 @@ void PoemHttpServer::routes() {
     res.set_content(metrics_text(), "text/plain; version=0.0.4");
   });
   http_->Post("/v1/completions", [this](const httplib::Request& req, httplib::Response& res) {
-    const ParsedRequest parsed = parse_completion_request(req.body, model_.tokenizer());
-    if (!parsed.request) {
-      res.status = 400;
-      res.set_content(error_body(parsed.error.message, parsed.error.field), "application/json");
-      metrics_->answered(400);
-      return;
-    }
-    if (!parsed.request->model.empty() && parsed.request->model != kModelName) {
-      res.status = 404;  // as OpenAI answers a model it does not have
-      res.set_content(model_not_found(parsed.request->model), "application/json");
-      metrics_->answered(404);
-      return;
-    }
-    const std::optional<PagedEngine::TextId> text = engine_->open();
-    if (!text) {
-      res.status = 503;
-      res.set_header("Retry-After", "1");
-      res.set_content(error_body("the server is writing as many poems as it takes; try again "
-                                 "in a moment",
-                                 "", "server_busy"),
-                      "application/json");
-      metrics_->answered(503);
-      return;
-    }
-    const PoemRequest poem = parsed.request->poem;
-    const std::size_t prompt = model_.tokenizer().encode("\n" + poem.opening).size();
-    const std::string id = metrics_->new_id();
-    const std::time_t created = std::time(nullptr);
-    if (!parsed.request->stream) {
-      ServedPoem served;
-      try {
-        served = serve_poem(*engine_, *text, poem, [](const WrittenCharacter&) { return true; });
-      } catch (const std::exception& e) {
-        engine_->close(*text);
-        res.status = 500;
-        res.set_content(error_body(e.what(), "", "server_error"), "application/json");
-        metrics_->answered(500);
-        return;
-      }
-      engine_->close(*text);
-      metrics_->served(served);
-      const Json body = {
-          {"id", id},
-          {"object", "text_completion"},
-          {"created", created},
-          {"model", kModelName},
-          {"choices",
-           {{{"index", 0},
-             {"text", served.poem.substr(std::min(poem.opening.size(), served.poem.size()))},
-             {"finish_reason", finish_reason(served)}}}},
-          {"usage", usage(served, prompt)},
-          {"poem", served.poem}};
-      res.set_content(body.dump() + "\n", "application/json");
-      metrics_->answered(200);
-      return;
-    }
-    res.set_header("Cache-Control", "no-cache");
-    res.set_chunked_content_provider(
-        "text/event-stream",
-        [this, text = *text, poem, prompt, id, created](std::size_t, httplib::DataSink& sink) {
-          ServedPoem served;
-          try {
-            served = serve_poem(*engine_, text, poem, [&](const WrittenCharacter& w) {
-              const std::string event = character_event(id, created, w, model_.tokenizer());
-              return sink.write(event.data(), event.size());  // false: the client went away
-            });
-          } catch (const std::exception& e) {
-            served.stopped = true;
-          }
-          metrics_->served(served);
-          metrics_->answered(200);
-          Json last = {
-              {"id", id},
-              {"object", "text_completion"},
-              {"created", created},
-              {"model", kModelName},
-              {"choices", {{{"index", 0}, {"text", ""}, {"finish_reason", finish_reason(served)}}}},
-              {"usage", usage(served, prompt)},
-              {"poem", served.poem}};
-          const std::string end = "data: " + last.dump() + "\n\ndata: [DONE]\n\n";
-          if (sink.write(end.data(), end.size())) sink.done();
-          return true;
-        },
-        [this, text = *text](bool) { engine_->close(text); });
+    complete(req, res, /*chat=*/false);
   });
+  http_->Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
+    complete(req, res, /*chat=*/true);
+  });
+}
+
+void PoemHttpServer::complete(const httplib::Request& req, httplib::Response& res, bool chat) {
+  const Tokenizer& tokenizer = model_.tokenizer();
+  const ParsedRequest parsed = chat ? parse_chat_request(req.body, tokenizer)
+                                    : parse_completion_request(req.body, tokenizer);
+  if (!parsed.request) {
+    res.status = 400;
+    res.set_content(error_body(parsed.error.message, parsed.error.field), "application/json");
+    metrics_->answered(400);
+    return;
+  }
+  const CompletionRequest r = *parsed.request;
+  if (!r.model.empty() && r.model != kModelName) {
+    res.status = 404;  // as OpenAI answers a model it does not have
+    res.set_content(model_not_found(r.model), "application/json");
+    metrics_->answered(404);
+    return;
+  }
+  const std::optional<PagedEngine::TextId> text = engine_->open();
+  if (!text) {
+    res.status = 503;
+    res.set_header("Retry-After", "1");
+    res.set_content(error_body("the server is writing as many poems as it takes; try again "
+                               "in a moment",
+                               "", "server_busy"),
+                    "application/json");
+    metrics_->answered(503);
+    return;
+  }
+  const std::size_t prompt = tokenizer.encode("\n" + r.poem.opening).size();
+  const std::string id = (chat ? "chatcmpl-" : "cmpl-") + metrics_->new_id();
+  const std::time_t created = std::time(nullptr);
+  const std::string echo = r.echo ? r.poem.opening : "";
+  const std::size_t echo_chars = utf8_split(echo).size();
+  if (!r.stream) {
+    ServedPoem served;
+    StopStrings stops(r.stop);
+    std::vector<WrittenCharacter> kept;  // the characters the answer holds
+    try {
+      served = serve_poem(*engine_, *text, r.poem, [&](const WrittenCharacter& w) {
+        for (WrittenCharacter& c : stops.add(w)) kept.push_back(std::move(c));
+        return !stops.matched();  // a stop string: the text ends here
+      });
+    } catch (const std::exception& e) {
+      engine_->close(*text);
+      res.status = 500;
+      res.set_content(error_body(e.what(), "", "server_error"), "application/json");
+      metrics_->answered(500);
+      return;
+    }
+    engine_->close(*text);
+    for (WrittenCharacter& c : stops.flush()) kept.push_back(std::move(c));
+    if (stops.matched()) {  // the text as it ends, before the stop string
+      served.stopped = false, served.ended = true;
+      served.poem = r.poem.opening + text_of(kept);
+    }
+    metrics_->served(served);
+    Json body = head(r, id, created, false);
+    body["choices"] = {choice(r, kept, echo, echo_chars, finish_reason(served, stops.matched()),
+                              false, tokenizer)};
+    body["usage"] = usage(served, prompt);
+    if (!chat) body["poem"] = served.poem;
+    res.set_content(body.dump() + "\n", "application/json");
+    metrics_->answered(200);
+    return;
+  }
+  res.set_header("Cache-Control", "no-cache");
+  res.set_chunked_content_provider(
+      "text/event-stream",
+      [this, text = *text, r, prompt, id, created, echo, echo_chars](std::size_t,
+                                                                     httplib::DataSink& sink) {
+        const Tokenizer& tokenizer = model_.tokenizer();
+        const auto send = [&](const std::vector<WrittenCharacter>& written, const std::string& e,
+                              std::size_t offset) {
+          Json chunk = head(r, id, created, true);
+          chunk["choices"] = {choice(r, written, e, offset, nullptr, true, tokenizer)};
+          const std::string line = event(chunk);
+          return sink.write(line.data(), line.size());  // false: the client went away
+        };
+        bool open = true;
+        if (r.chat) {  // chat's first event says who speaks
+          Json first = head(r, id, created, true);
+          first["choices"] = {{{"index", 0},
+                               {"delta", {{"role", "assistant"}, {"content", ""}}},
+                               {"logprobs", nullptr},
+                               {"finish_reason", nullptr}}};
+          const std::string line = event(first);
+          open = sink.write(line.data(), line.size());
+        }
+        if (open && !echo.empty()) open = send({}, echo, 0);
+        ServedPoem served;
+        StopStrings stops(r.stop);
+        std::size_t offset = echo_chars;  // characters of text sent so far
+        std::string sent;                 // the written characters sent
+        const auto send_each = [&](const std::vector<WrittenCharacter>& written) {
+          for (const WrittenCharacter& c : written) {
+            open = open && send({c}, "", offset++);
+            sent += c.character;
+          }
+        };
+        try {
+          if (open) {
+            served = serve_poem(*engine_, text, r.poem, [&](const WrittenCharacter& w) {
+              send_each(stops.add(w));
+              return open && !stops.matched();
+            });
+          }
+        } catch (const std::exception& e) {
+          served.stopped = true;
+        }
+        if (open && !served.stopped) send_each(stops.flush());
+        if (stops.matched()) {
+          served.stopped = !open, served.ended = open;
+          served.poem = r.poem.opening + sent;
+        }
+        metrics_->served(served);
+        metrics_->answered(200);
+        Json last = head(r, id, created, true);
+        last["choices"] = {
+            choice(r, {}, "", offset, finish_reason(served, stops.matched()), true, tokenizer)};
+        if (!r.chat) last["usage"] = usage(served, prompt), last["poem"] = served.poem;
+        std::string end = event(last);
+        if (r.include_usage) {  // OpenAI's last chunk: no choice, the usage
+          Json tally = head(r, id, created, true);
+          tally["choices"] = Json::array();
+          tally["usage"] = usage(served, prompt);
+          end += event(tally);
+        }
+        end += "data: [DONE]\n\n";
+        if (sink.write(end.data(), end.size())) sink.done();
+        return true;
+      },
+      [this, text = *text](bool) { engine_->close(text); });
 }
 
 std::vector<ServedPoem> PoemHttpServer::served() const {

@@ -25,7 +25,9 @@
 
 namespace httplib {
 class Server;
-}
+struct Request;
+struct Response;
+}  // namespace httplib
 
 namespace tang {
 
@@ -60,6 +62,8 @@ class PoemHttpServer {
  private:
   struct Metrics;
   void routes();
+  // POST /v1/completions (chat false) and /v1/chat/completions (chat true).
+  void complete(const httplib::Request& req, httplib::Response& res, bool chat);
   const GPT& model_;
   ServerSettings settings_;
   std::string page_;

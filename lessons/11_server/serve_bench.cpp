@@ -52,7 +52,7 @@ struct Seen {
 std::vector<std::string> request_bodies(std::size_t n, bool shared, std::uint64_t seed) {
   std::vector<std::string> bodies;
   for (const PoemRequest& r : shared ? shared_opening_requests(n, seed) : mixed_requests(n, seed))
-    bodies.push_back(completion_body({r, true, {}}));
+    bodies.push_back(completion_body(r, true));
   return bodies;
 }
 
@@ -184,7 +184,7 @@ int main(int argc, char** argv) {
           RunningServer s(tiny, settings);
           std::vector<std::string> bodies;
           for (const PoemRequest& r : overhead_requests(clients))
-            bodies.push_back(completion_body({r, true, {}}));
+            bodies.push_back(completion_body(r, true));
           run(s, bodies, clients);  // warm, as every row's server is
           const Row row = run(s, bodies, clients);
           return OverheadRun{row.seconds, row.counters};
