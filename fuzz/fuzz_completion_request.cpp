@@ -1,6 +1,8 @@
-// fuzz_completion_request: any bytes as the body of POST /v1/completions.
+// fuzz_completion_request: any bytes as the body of POST /v1/completions and
+// of POST /v1/chat/completions.
 //
-// parse_completion_request (lessons/11_server/completion_request.hpp) must never
+// parse_completion_request and parse_chat_request
+// (lessons/11_server/completion_request.hpp) must never
 // throw and never crash: it gives a request, or an error whose field is named
 // and whose message is one line starting with that field. A request it gives
 // must pass request_problem and keep its values in their ranges.
@@ -23,11 +25,7 @@ const tang::Tokenizer& small_tokenizer() {
   return tokenizer;
 }
 
-}  // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string_view body(reinterpret_cast<const char*>(data), size);
-  const tang::ParsedRequest parsed = tang::parse_completion_request(body, small_tokenizer());
+void check(const tang::ParsedRequest& parsed, std::string_view body) {
   if (!parsed.request) {
     const tang::RequestError& e = parsed.error;
     if (e.field.empty() || e.message.empty()) finding("an error without its field", e.message);
@@ -35,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       finding("the message does not start with the field", e.message);
     if (e.message.find('\n') != std::string::npos)
       finding("an error of more than one line", e.message);
-    return 0;
+    return;
   }
   const tang::PoemRequest& r = parsed.request->poem;
   if (!tang::request_problem(r, small_tokenizer()).empty())
@@ -45,5 +43,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!(r.settings.top_p > 0 && r.settings.top_p <= 1)) finding("top_p", "");
   if (r.settings.top_k > tang::kMaxTopK) finding("top_k", "");
   if (r.line_chars != 5 && r.line_chars != 7) finding("line_chars", "");
+  if (parsed.request->logprobs > static_cast<int>(tang::kMaxLogprobs)) finding("logprobs", "");
+  if (parsed.request->stop.size() > tang::kMaxStops) finding("stop", "");
+  for (const std::string& s : parsed.request->stop)
+    if (s.empty()) finding("an empty stop string", "");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view body(reinterpret_cast<const char*>(data), size);
+  check(tang::parse_completion_request(body, small_tokenizer()), body);
+  check(tang::parse_chat_request(body, small_tokenizer()), body);
   return 0;
 }

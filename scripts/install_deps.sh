@@ -21,17 +21,23 @@ packages=(
 # --extras adds those plus NumPy (golden tensors), gnuplot and a Chinese font (charts),
 # Graphviz (the model diagram of docs/README.md) and PyTorch (the peer).
 # --browser adds headless Chromium and Selenium for lesson 11's page test (CI); the
-# test is skipped without them.
+# test is skipped without them. --client adds Node and npm, then OpenAI's own Node
+# client (npm openai, the version tests/openai_client/package-lock.json pins) into
+# tests/openai_client/node_modules, for the openai_client test (CI; needs the npm
+# registry); the test is skipped without them.
 fuzz=(clang libclang-rt-14-dev libomp-14-dev)
 browser=(chromium chromium-driver python3-selenium)
+client=(nodejs)  # and npm, unless the nodejs installed brings its own
 extras=("${fuzz[@]}" "${browser[@]}" python3-numpy gnuplot-nox fonts-wqy-microhei graphviz
         python3-torch)
+with_client=0
 for option in "$@"; do
   case "$option" in
     --fuzz) packages+=("${fuzz[@]}") ;;
     --browser) packages+=("${browser[@]}") ;;
+    --client) packages+=("${client[@]}"); with_client=1 ;;
     --extras) packages+=("${extras[@]}") ;;
-    *) echo "install_deps.sh: unknown option $option (--fuzz, --browser, --extras)" >&2; exit 2 ;;
+    *) echo "install_deps.sh: unknown option $option (--fuzz, --browser, --client, --extras)" >&2; exit 2 ;;
   esac
 done
 
@@ -41,13 +47,26 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-if ((${#missing[@]} == 0)); then
-  exit 0
+if ((with_client)) && ! command -v npm >/dev/null; then
+  missing+=(npm)
 fi
 
-echo "installing: ${missing[*]}"
-as_root=()
-if [[ $(id -u) -ne 0 ]]; then as_root=(sudo); fi
-export DEBIAN_FRONTEND=noninteractive
-"${as_root[@]}" apt-get update -qq
-"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if ((${#missing[@]} > 0)); then
+  echo "installing: ${missing[*]}"
+  as_root=()
+  if [[ $(id -u) -ne 0 ]]; then as_root=(sudo); fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${as_root[@]}" apt-get update -qq
+  "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# --client: OpenAI's Node client at the version the lock file pins (again only
+# when the lock file changed since the last install).
+if ((with_client)); then
+  client_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/openai_client"
+  if [[ ! -f "$client_dir/node_modules/.package-lock.json" ||
+        "$client_dir/package-lock.json" -nt "$client_dir/node_modules/.package-lock.json" ]]; then
+    echo "installing OpenAI's Node client into tests/openai_client/node_modules"
+    (cd "$client_dir" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+fi

@@ -173,8 +173,9 @@ ParsedRequest read_fields(const json& j, const Tokenizer& tokenizer,
   }
   if (const std::string problem = request_problem(r.poem, tokenizer); !problem.empty()) {
     const std::string field = problem.substr(0, problem.find(':'));
-    const bool from_messages = chat && (field == "prompt" || field == "heads");
-    return {std::nullopt, {from_messages ? "messages" : field, problem}};
+    if (chat && (field == "prompt" || field == "heads"))  // it came from the user message
+      return {std::nullopt, {"messages", "messages" + problem.substr(field.size())}};
+    return {std::nullopt, {field, problem}};
   }
   return {r, {}};
 }
