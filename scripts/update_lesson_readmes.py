@@ -180,7 +180,8 @@ def fill_run(match):
         raise SystemExit(f"run block: {command!r} prints no line with {start!r}")
     body = "\n".join(lines[first:first + int(count)]).rstrip()
     shown = " ".join([str(found[0].relative_to(root)), *args])
-    return f"<!-- run:{match.group(1)} -->\n```text\n$ {shown}\n...\n{body}\n```\n<!-- /run -->"
+    skipped = "...\n" if first > 0 else ""  # lines before the ones shown
+    return f"<!-- run:{match.group(1)} -->\n```text\n$ {shown}\n{skipped}{body}\n```\n<!-- /run -->"
 
 
 def fill_table(match):
@@ -378,6 +379,9 @@ def check_pages(pages):
         for what in quoted_solutions(page, text):
             problems.append(f"{name} shows {what}: name the file instead, the learner reads it "
                             "after the tests pass")
+        if "folded at the end of this page" in text:
+            problems.append(f"{name} says a solution is folded on the page: none is; say where "
+                            "it is (its path) instead")
         for what in fixed_load_figures(page, text):
             problems.append(f"{name} quotes {what}: give the spread over runs, or say it moves")
         filled = fill_static(text)

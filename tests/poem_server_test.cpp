@@ -153,7 +153,7 @@ TEST(PoemServer, EveryBadRequestGets400NamingTheField) {
       {"malformed JSON", "{\"prompt\": ", "body", "not JSON"},
       {"not an object", "[1, 2]", "body", "not a JSON object"},
       {"unknown field", R"({"prompt": "春", "colour": 2})", "colour", "not a field of this route"},
-      {"best_of", R"({"best_of": 2})", "best_of", "one poem a request"},
+      {"best_of", R"({"best_of": 2})", "best_of", "ask for n poems"},
       {"logit_bias", R"({"logit_bias": {}})", "logit_bias", "heads and form"},
       {"logprobs past 5", R"({"logprobs": 6})", "logprobs", "[0, 5]"},
       {"an empty stop string", R"({"stop": ""})", "stop", "none empty"},
@@ -169,7 +169,7 @@ TEST(PoemServer, EveryBadRequestGets400NamingTheField) {
       {"max_tokens a fraction", R"({"max_tokens": 2.5})", "max_tokens", "whole number"},
       {"seed negative", R"({"seed": -3})", "seed", "must not be negative"},
       {"stream not a boolean", R"({"stream": "yes"})", "stream", "true or false"},
-      {"two poems", R"({"n": 2})", "n", "must be 1"},
+      {"nine poems", R"({"n": 9})", "n", "must be in [1, 8]"},
       {"stream_options without stream", R"({"stream_options": {"include_usage": true}})",
        "stream_options", "give stream true"},
       {"an unknown stream option", R"({"stream": true, "stream_options": {"x": 1}})",
@@ -299,7 +299,7 @@ std::vector<json> stream_events(const std::string& body) {
   return events;
 }
 
-// logprobs, stop and echo as OpenAI documents them, on one poem: the same seed
+// logprobs, stop, echo and n as OpenAI documents them, on one poem: the same seed
 // writes the same characters, so each answer is the plain one cut or extended.
 TEST(PoemServer, LogprobsStopAndEchoShapeTheSamePoem) {
   NEED_SHIPPED_MODEL();
@@ -350,6 +350,27 @@ TEST(PoemServer, LogprobsStopAndEchoShapeTheSamePoem) {
   with = plain;
   with["echo"] = true;
   EXPECT_EQ(ask("/v1/completions", with)["choices"][0]["text"], "床前明月光" + text);
+
+  // n: choice i is the poem of seed + i
+  with = plain;
+  with["n"] = 2;
+  const json two = ask("/v1/completions", with);
+  json next = plain;
+  next["seed"] = 8;
+  ASSERT_EQ(two["choices"].size(), 2u) << two;
+  EXPECT_EQ(two["choices"][0]["text"], text);
+  EXPECT_EQ(two["choices"][1]["index"], 1);
+  EXPECT_EQ(two["choices"][1]["text"], ask("/v1/completions", next)["choices"][0]["text"]);
+  with["stream"] = true;
+  const auto both = c.Post("/v1/completions", with.dump(), "application/json");
+  ASSERT_TRUE(both);
+  std::string streams[2];
+  for (const json& e : stream_events(both->body)) {
+    const json& one = e["choices"][0];
+    if (one["finish_reason"].is_null()) streams[one["index"].get<std::size_t>()] += one["text"];
+  }
+  EXPECT_EQ(streams[0], text);
+  EXPECT_EQ(streams[1], two["choices"][1]["text"]);
 
   // chat: the last user message is the opening; the same seed, the same characters
   const json chat = {{"messages",

@@ -51,7 +51,7 @@ std::optional<std::string> read_stop(const json& value, std::vector<std::string>
 
 // OpenAI's fields this server does not take, and why; nullptr for any other.
 const char* unsupported(const std::string& key) {
-  if (key == "best_of") return "not taken: this server writes one poem a request";
+  if (key == "best_of") return "not taken: ask for n poems (n) and choose among them yourself";
   if (key == "suffix") return "not taken: a poem is written from its opening on, not into a gap";
   if (key == "logit_bias")
     return "not taken: this server steers what may come next with heads and form";
@@ -97,8 +97,11 @@ ParsedRequest read_fields(const json& j, const Tokenizer& tokenizer,
       if (key == "form") form = text;
       if (key == "model") r.model = text;
     } else if (key == "n") {
-      if (!value.is_number_integer() || value.get<std::int64_t>() != 1)
-        return refuse(key, "must be 1: this server writes one poem a request");
+      if (!value.is_number_integer() || value.get<std::int64_t>() < 1 ||
+          value.get<std::int64_t>() > static_cast<std::int64_t>(kMaxChoices))
+        return refuse(key, "must be in [1, " + std::to_string(kMaxChoices) +
+                               "]: poems for one prompt, with seeds seed, seed+1, ...");
+      r.n = value.get<std::size_t>();
     } else if (key == "stream_options") {
       if (!value.is_object()) return refuse(key, "must be an object, {\"include_usage\": true}");
       for (const auto& [option, setting] : value.items()) {

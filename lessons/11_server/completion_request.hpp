@@ -24,7 +24,8 @@
 //   model        string   the model's name, as GET /v1/models lists it; another
 //                         name is answered 404 model_not_found (poem_http.cpp)
 //   user         string   accepted and ignored, as OpenAI's clients send it
-//   n            integer  poems a request: 1 (the only value this server takes)
+//   n            integer  poems for the prompt, in [1, 8] (default 1): choice i is
+//                         written with seed + i
 //   stream_options object {"include_usage": boolean}, with stream only
 //
 // A chat body has `messages` instead of prompt and heads: system messages are
@@ -58,6 +59,7 @@ struct CompletionRequest {
   bool echo = false;              // the text starts with the prompt
   bool chat = false;              // /v1/chat/completions: answered in chat's shape
   bool acrostic = false;          // chat: the user message holds the heads
+  std::size_t n = 1;              // poems: choice i is written with seed + i
 };
 
 // What is wrong with a body: the field ("body" for the whole) and one line.
@@ -71,6 +73,7 @@ inline constexpr std::size_t kMaxTokens = 512;
 inline constexpr std::size_t kMaxTopK = 100000;  // the lessons' --top-k range
 inline constexpr std::size_t kMaxStops = 4;      // as OpenAI's API
 inline constexpr std::size_t kMaxLogprobs = 5;   // the alternatives the server keeps
+inline constexpr std::size_t kMaxChoices = 8;    // n: poems for one prompt
 
 // The request in `body`, or what is wrong with it. Never throws.
 struct ParsedRequest {

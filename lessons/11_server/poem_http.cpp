@@ -5,7 +5,9 @@
 
 #include <cmath>
 #include <ctime>
+#include <exception>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -94,10 +96,27 @@ std::string finish_reason(const ServedPoem& p, bool stop_string) {
   return stop_string ? "stop" : p.stopped ? "cancelled" : p.ended ? "stop" : "length";
 }
 
-Json usage(const ServedPoem& p, std::size_t prompt) {
+}  // namespace
+
+// One choice as it was written: the poem, the characters its answer holds
+// (stop strings cut off), whether a stop string ended it, and the text echoed.
+struct PoemHttpServer::Written {
+  ServedPoem served;
+  std::vector<WrittenCharacter> kept;
+  bool stop_string = false;
+  std::string echo;
+  std::exception_ptr failure;  // serve_poem threw
+};
+
+namespace {
+
+// The prompt counts once, however many choices it has.
+Json usage(const std::vector<PoemHttpServer::Written>& choices, std::size_t prompt) {
+  std::size_t written = 0;
+  for (const PoemHttpServer::Written& w : choices) written += w.served.characters;
   return {{"prompt_tokens", prompt},
-          {"completion_tokens", p.characters},
-          {"total_tokens", prompt + p.characters}};
+          {"completion_tokens", written},
+          {"total_tokens", prompt + written}};
 }
 
 // The first `n` alternatives of a written character, most likely first.
@@ -344,50 +363,53 @@ void PoemHttpServer::complete(const httplib::Request& req, httplib::Response& re
     metrics_->answered(404);
     return;
   }
-  const std::optional<PagedEngine::TextId> text = engine_->open();
-  if (!text) {
-    res.status = 503;
-    res.set_header("Retry-After", "1");
-    res.set_content(error_body("the server is writing as many poems as it takes; try again "
-                               "in a moment",
-                               "", "server_busy"),
-                    "application/json");
-    metrics_->answered(503);
-    return;
+  std::vector<PagedEngine::TextId> texts;  // (n) one engine text a choice
+  for (std::size_t i = 0; i < r.n; ++i) {
+    const std::optional<PagedEngine::TextId> text = engine_->open();
+    if (!text) {
+      for (PagedEngine::TextId t : texts) engine_->close(t);
+      res.status = 503;
+      res.set_header("Retry-After", "1");
+      res.set_content(error_body("the server is writing as many poems as it takes; try again "
+                                 "in a moment",
+                                 "", "server_busy"),
+                      "application/json");
+      metrics_->answered(503);
+      return;
+    }
+    texts.push_back(*text);
   }
   const std::size_t prompt = tokenizer.encode("\n" + r.poem.opening).size();
   const std::string id = (chat ? "chatcmpl-" : "cmpl-") + metrics_->new_id();
   const std::time_t created = std::time(nullptr);
-  const std::string echo = r.echo ? r.poem.opening : "";
-  const std::size_t echo_chars = utf8_split(echo).size();
   if (!r.stream) {
-    ServedPoem served;
-    StopStrings stops(r.stop);
-    std::vector<WrittenCharacter> kept;  // the characters the answer holds
-    try {
-      served = serve_poem(*engine_, *text, r.poem, [&](const WrittenCharacter& w) {
-        for (WrittenCharacter& c : stops.add(w)) kept.push_back(std::move(c));
-        return !stops.matched();  // a stop string: the text ends here
-      });
-    } catch (const std::exception& e) {
-      engine_->close(*text);
+    std::vector<Written> choices(r.n);
+    write_choices(r, texts, choices, [](std::size_t, const WrittenCharacter&) { return true; });
+    for (const Written& w : choices) {
+      if (!w.failure) continue;
+      std::string message = "the poem could not be written";
+      try {
+        std::rethrow_exception(w.failure);
+      } catch (const std::exception& e) {
+        message = e.what();
+      }
       res.status = 500;
-      res.set_content(error_body(e.what(), "", "server_error"), "application/json");
+      res.set_content(error_body(message, "", "server_error"), "application/json");
       metrics_->answered(500);
       return;
     }
-    engine_->close(*text);
-    for (WrittenCharacter& c : stops.flush()) kept.push_back(std::move(c));
-    if (stops.matched()) {  // the text as it ends, before the stop string
-      served.stopped = false, served.ended = true;
-      served.poem = r.poem.opening + text_of(kept);
-    }
-    metrics_->served(served);
     Json body = head(r, id, created, false);
-    body["choices"] = {choice(r, kept, echo, echo_chars, finish_reason(served, stops.matched()),
-                              false, tokenizer)};
-    body["usage"] = usage(served, prompt);
-    if (!chat) body["poem"] = served.poem;
+    body["choices"] = Json::array();
+    for (std::size_t i = 0; i < r.n; ++i) {
+      const Written& w = choices[i];
+      Json c = choice(r, w.kept, w.echo, utf8_split(w.echo).size(),
+                      finish_reason(w.served, w.stop_string), false, tokenizer);
+      c["index"] = i;
+      if (r.n > 1 && !chat) c["poem"] = w.served.poem;
+      body["choices"].push_back(c);
+    }
+    body["usage"] = usage(choices, prompt);
+    if (!chat) body["poem"] = choices[0].served.poem;
     res.set_content(body.dump() + "\n", "application/json");
     metrics_->answered(200);
     return;
@@ -395,70 +417,106 @@ void PoemHttpServer::complete(const httplib::Request& req, httplib::Response& re
   res.set_header("Cache-Control", "no-cache");
   res.set_chunked_content_provider(
       "text/event-stream",
-      [this, text = *text, r, prompt, id, created, echo, echo_chars](std::size_t,
-                                                                     httplib::DataSink& sink) {
+      [this, texts, r, prompt, id, created](std::size_t, httplib::DataSink& sink) {
         const Tokenizer& tokenizer = model_.tokenizer();
-        const auto send = [&](const std::vector<WrittenCharacter>& written, const std::string& e,
-                              std::size_t offset) {
-          Json chunk = head(r, id, created, true);
-          chunk["choices"] = {choice(r, written, e, offset, nullptr, true, tokenizer)};
-          const std::string line = event(chunk);
-          return sink.write(line.data(), line.size());  // false: the client went away
-        };
+        std::mutex writing;  // the choices' threads take turns on the connection
         bool open = true;
-        if (r.chat) {  // chat's first event says who speaks
+        const auto send = [&](const Json& chunk) {
+          const std::string line = event(chunk);
+          const std::lock_guard lock(writing);
+          open = open && sink.write(line.data(), line.size());  // false: the client went away
+          return open;
+        };
+        const auto one = [&](std::size_t i, const std::vector<WrittenCharacter>& written,
+                             const std::string& echo, std::size_t offset, const Json& finish) {
+          Json chunk = head(r, id, created, true);
+          Json c = choice(r, written, echo, offset, finish, true, tokenizer);
+          c["index"] = i;
+          chunk["choices"] = {c};
+          return chunk;
+        };
+        for (std::size_t i = 0; i < r.n && r.chat; ++i) {  // chat's first event: who speaks
           Json first = head(r, id, created, true);
-          first["choices"] = {{{"index", 0},
+          first["choices"] = {{{"index", i},
                                {"delta", {{"role", "assistant"}, {"content", ""}}},
                                {"logprobs", nullptr},
                                {"finish_reason", nullptr}}};
-          const std::string line = event(first);
-          open = sink.write(line.data(), line.size());
+          send(first);
         }
-        if (open && !echo.empty()) open = send({}, echo, 0);
-        ServedPoem served;
-        StopStrings stops(r.stop);
-        std::size_t offset = echo_chars;  // characters of text sent so far
-        std::string sent;                 // the written characters sent
-        const auto send_each = [&](const std::vector<WrittenCharacter>& written) {
-          for (const WrittenCharacter& c : written) {
-            open = open && send({c}, "", offset++);
-            sent += c.character;
-          }
-        };
-        try {
-          if (open) {
-            served = serve_poem(*engine_, text, r.poem, [&](const WrittenCharacter& w) {
-              send_each(stops.add(w));
-              return open && !stops.matched();
-            });
-          }
-        } catch (const std::exception& e) {
-          served.stopped = true;
+        for (std::size_t i = 0; i < r.n && r.echo; ++i)
+          send(one(i, {}, r.poem.opening, 0, nullptr));
+        std::vector<Written> choices(r.n);
+        std::vector<std::size_t> offsets(r.n, r.echo ? utf8_split(r.poem.opening).size() : 0);
+        write_choices(r, texts, choices, [&](std::size_t i, const WrittenCharacter& c) {
+          return send(one(i, {c}, "", offsets[i]++, nullptr));
+        });
+        for (std::size_t i = 0; i < r.n; ++i) {
+          Json last =
+              one(i, {}, "", offsets[i], finish_reason(choices[i].served, choices[i].stop_string));
+          if (!r.chat)
+            last["usage"] = usage({choices[i]}, prompt), last["poem"] = choices[i].served.poem;
+          send(last);
         }
-        if (open && !served.stopped) send_each(stops.flush());
-        if (stops.matched()) {
-          served.stopped = !open, served.ended = open;
-          served.poem = r.poem.opening + sent;
-        }
-        metrics_->served(served);
         metrics_->answered(200);
-        Json last = head(r, id, created, true);
-        last["choices"] = {
-            choice(r, {}, "", offset, finish_reason(served, stops.matched()), true, tokenizer)};
-        if (!r.chat) last["usage"] = usage(served, prompt), last["poem"] = served.poem;
-        std::string end = event(last);
+        std::string end;
         if (r.include_usage) {  // OpenAI's last chunk: no choice, the usage
           Json tally = head(r, id, created, true);
           tally["choices"] = Json::array();
-          tally["usage"] = usage(served, prompt);
+          tally["usage"] = usage(choices, prompt);
           end += event(tally);
         }
         end += "data: [DONE]\n\n";
-        if (sink.write(end.data(), end.size())) sink.done();
+        if (open && sink.write(end.data(), end.size())) sink.done();
         return true;
       },
-      [this, text = *text](bool) { engine_->close(text); });
+      [this, texts](bool) {
+        for (PagedEngine::TextId t : texts) engine_->close(t);
+      });
+}
+
+// Writes choice i of `r` (seed + i) through engine text texts[i], each on its
+// own thread but the first; `on_character(i, c)` gets each character a choice
+// may send (stop strings held back), false when its client went away. Each
+// text is closed as soon as its poem ends.
+void PoemHttpServer::write_choices(
+    const CompletionRequest& r, const std::vector<PagedEngine::TextId>& texts,
+    std::vector<Written>& choices,
+    const std::function<bool(std::size_t, const WrittenCharacter&)>& on_character) {
+  const auto write_one = [&](std::size_t i) {
+    Written& w = choices[i];
+    PoemRequest poem = r.poem;
+    poem.seed = r.poem.seed + i;
+    w.echo = r.echo ? r.poem.opening : "";
+    StopStrings stops(r.stop);
+    bool open = true;
+    const auto pass_on = [&](std::vector<WrittenCharacter> released) {
+      for (WrittenCharacter& c : released) {
+        open = open && on_character(i, c);
+        w.kept.push_back(std::move(c));
+      }
+    };
+    try {
+      w.served = serve_poem(*engine_, texts[i], poem, [&](const WrittenCharacter& c) {
+        pass_on(stops.add(c));
+        return open && !stops.matched();  // a stop string: the text ends here
+      });
+    } catch (const std::exception&) {
+      w.failure = std::current_exception();
+      w.served.stopped = true;
+    }
+    engine_->close(texts[i]);  // at once: the engine's steps wait for every open text's call
+    if (open && !w.served.stopped) pass_on(stops.flush());
+    if (stops.matched()) {  // the text as it ends, before the stop string
+      w.stop_string = true;
+      w.served.stopped = !open, w.served.ended = open;
+      w.served.poem = r.poem.opening + text_of(w.kept);
+    }
+    metrics_->served(w.served);
+  };
+  std::vector<std::thread> others;
+  for (std::size_t i = 1; i < choices.size(); ++i) others.emplace_back(write_one, i);
+  write_one(0);
+  for (std::thread& t : others) t.join();
 }
 
 std::vector<ServedPoem> PoemHttpServer::served() const {

@@ -16,10 +16,12 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "11_server/completion_request.hpp"
 #include "11_server/paged_engine.hpp"
 #include "11_server/poem_service.hpp"
 
@@ -59,11 +61,16 @@ class PoemHttpServer {
   std::vector<ServedPoem> served() const;
   PagedEngine& engine() { return *engine_; }
 
+  struct Written;  // one choice of a request, as it was written (poem_http.cpp)
+
  private:
   struct Metrics;
   void routes();
   // POST /v1/completions (chat false) and /v1/chat/completions (chat true).
   void complete(const httplib::Request& req, httplib::Response& res, bool chat);
+  void write_choices(const CompletionRequest& r, const std::vector<PagedEngine::TextId>& texts,
+                     std::vector<Written>& choices,
+                     const std::function<bool(std::size_t, const WrittenCharacter&)>& on_character);
   const GPT& model_;
   ServerSettings settings_;
   std::string page_;

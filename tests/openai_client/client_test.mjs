@@ -73,6 +73,13 @@ await check("echo puts the prompt first", async () => {
   expect(r.choices[0].text === opening + plain, JSON.stringify(r.choices[0].text));
 });
 
+await check("n: 2 gives two indexed choices, the first the same poem", async () => {
+  const r = await client.completions.create({...asked, n: 2});
+  expect(r.choices.length === 2 && r.choices[1].index === 1, `${r.choices.length} choices`);
+  expect(r.choices[0].text === plain, JSON.stringify(r.choices[0].text));
+  expect(r.choices[1].text !== plain, "the second choice has its own seed");
+});
+
 const messages = [{role: "system", content: "you are a Tang poet"}, {role: "user", content: opening}];
 await check("chat.completions.create(): the last user message is the opening", async () => {
   const r = await client.chat.completions.create(

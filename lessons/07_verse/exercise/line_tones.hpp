@@ -7,8 +7,8 @@
 // exactly what it must do. Check yours with
 //   cmake --build --preset release
 //   ctest --preset yours -L '^yours_07a$'
-//   build/release/lessons/07_verse/check_verse --yours 07a
-//   床前明月光，疑是地上霜。举头望明月，低头思故乡。
+//   build/release/lessons/07_verse/lesson_07_verse --yours 07a
+// or check_verse with a poem of yours after --yours 07a (the page shows how).
 #pragma once
 
 #include <cstddef>
