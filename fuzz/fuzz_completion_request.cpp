@@ -53,7 +53,8 @@ void check(const tang::ParsedRequest& parsed, std::string_view body) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view body(reinterpret_cast<const char*>(data), size);
-  check(tang::parse_completion_request(body, small_tokenizer()), body);
-  check(tang::parse_chat_request(body, small_tokenizer()), body);
+  constexpr std::size_t kContext = 128;
+  check(tang::parse_completion_request(body, small_tokenizer(), kContext), body);
+  check(tang::parse_chat_request(body, small_tokenizer(), kContext), body);
   return 0;
 }

@@ -170,6 +170,9 @@ TEST(PoemServer, EveryBadRequestGets400NamingTheField) {
       {"seed negative", R"({"seed": -3})", "seed", "must not be negative"},
       {"stream not a boolean", R"({"stream": "yes"})", "stream", "true or false"},
       {"nine poems", R"({"n": 9})", "n", "must be in [1, 8]"},
+      {"past the context", R"({"prompt": "床前明月光", "max_tokens": 123})", "max_tokens",
+       "123 characters after an opening of 6 positions (its newline included) pass the model's "
+       "context of 128: ask for at most 122"},
       {"stream_options without stream", R"({"stream_options": {"include_usage": true}})",
        "stream_options", "give stream true"},
       {"an unknown stream option", R"({"stream": true, "stream_options": {"x": 1}})",
@@ -461,7 +464,8 @@ TEST(PoemServer, ABodyReadsBackAsItsRequest) {
   requests[4].verse = "七律";  // lesson 07's regular verse: a form without heads
   for (const tang::PoemRequest& r : requests) {
     const std::string body = tang::completion_body(r, true);
-    const tang::ParsedRequest back = tang::parse_completion_request(body, model.tokenizer());
+    const tang::ParsedRequest back =
+        tang::parse_completion_request(body, model.tokenizer(), model.config().block_size);
     ASSERT_TRUE(back.request) << body << ": " << back.error.message;
     const tang::PoemRequest& b = back.request->poem;
     EXPECT_TRUE(back.request->stream);

@@ -62,7 +62,7 @@ const char* unsupported(const std::string& key) {
 
 // The fields both routes share, and each route's own, into a request. A chat
 // request's opening (or heads) is its last user message, `chat_text`.
-ParsedRequest read_fields(const json& j, const Tokenizer& tokenizer,
+ParsedRequest read_fields(const json& j, const Tokenizer& tokenizer, std::size_t context,
                           const std::optional<std::string>& chat_text) {
   const bool chat = chat_text.has_value();
   CompletionRequest r;
@@ -180,19 +180,31 @@ ParsedRequest read_fields(const json& j, const Tokenizer& tokenizer,
       return {std::nullopt, {"messages", "messages" + problem.substr(field.size())}};
     return {std::nullopt, {field, problem}};
   }
+  if (r.poem.heads.empty() && r.poem.verse.empty()) {  // an acrostic's, a verse's length is fixed
+    const std::size_t positions = tokenizer.encode("\n" + r.poem.opening).size();
+    if (positions + r.poem.max_chars > context) {
+      return refuse(j.contains("max_completion_tokens") ? "max_completion_tokens" : "max_tokens",
+                    std::to_string(r.poem.max_chars) + " characters after an opening of " +
+                        std::to_string(positions) + " positions (its newline included) pass " +
+                        "the model's context of " + std::to_string(context) + ": ask for at most " +
+                        std::to_string(positions < context ? context - positions : 0));
+    }
+  }
   return {r, {}};
 }
 
 }  // namespace
 
-ParsedRequest parse_completion_request(std::string_view body, const Tokenizer& tokenizer) {
+ParsedRequest parse_completion_request(std::string_view body, const Tokenizer& tokenizer,
+                                       std::size_t context) {
   RequestError error;
   const std::optional<json> j = read_object(body, error);
   if (!j) return {std::nullopt, error};
-  return read_fields(*j, tokenizer, std::nullopt);
+  return read_fields(*j, tokenizer, context, std::nullopt);
 }
 
-ParsedRequest parse_chat_request(std::string_view body, const Tokenizer& tokenizer) {
+ParsedRequest parse_chat_request(std::string_view body, const Tokenizer& tokenizer,
+                                 std::size_t context) {
   RequestError error;
   const std::optional<json> j = read_object(body, error);
   if (!j) return {std::nullopt, error};
@@ -216,7 +228,7 @@ ParsedRequest parse_chat_request(std::string_view body, const Tokenizer& tokeniz
     }
   }
   if (!last_user) return refuse("messages", "no user message: its content is the poem's opening");
-  return read_fields(*j, tokenizer, last_user);
+  return read_fields(*j, tokenizer, context, last_user);
 }
 
 std::string completion_body(const PoemRequest& r, bool stream) {

@@ -5,7 +5,8 @@
 // own fields:
 //
 //   prompt       string   the poem's opening (default "")
-//   max_tokens   integer  characters to write at most, in [1, 512] (default 64)
+//   max_tokens   integer  characters to write at most, in [1, 512] (default 64); with
+//                         the opening's positions, at most the model's context
 //   temperature  number   in [0, 10]; 0 is greedy (default 0.8)
 //   top_k        integer  in [0, 100000]; 0 is off (default 20)
 //   top_p        number   in (0, 1]; 1 is off (default 1)
@@ -80,8 +81,13 @@ struct ParsedRequest {
   std::optional<CompletionRequest> request;
   RequestError error;
 };
-ParsedRequest parse_completion_request(std::string_view body, const Tokenizer& tokenizer);
-ParsedRequest parse_chat_request(std::string_view body, const Tokenizer& tokenizer);
+// `context`: the model's context (block_size). An opening whose positions and
+// max_tokens together pass it is refused, naming both numbers (as vLLM does):
+// past the context every character would recompute the whole window.
+ParsedRequest parse_completion_request(std::string_view body, const Tokenizer& tokenizer,
+                                       std::size_t context);
+ParsedRequest parse_chat_request(std::string_view body, const Tokenizer& tokenizer,
+                                 std::size_t context);
 
 // The body that asks for `poem` (what parse_completion_request reads back):
 // every field written out, `form` only for regular verse and for an acrostic

@@ -198,7 +198,8 @@ Json choice(const CompletionRequest& r, const std::vector<WrittenCharacter>& wri
   } else {
     c["text"] = text;
   }
-  if (r.logprobs < 0 || written.empty()) {
+  const bool forced = written.size() == 1 && written[0].probability < 0;  // put there, not drawn
+  if (r.logprobs < 0 || written.empty() || forced) {
     c["logprobs"] = nullptr;
   } else {
     c["logprobs"] = r.chat ? chat_logprobs(written, r.logprobs, tokenizer)
@@ -348,8 +349,9 @@ void PoemHttpServer::routes() {
 
 void PoemHttpServer::complete(const httplib::Request& req, httplib::Response& res, bool chat) {
   const Tokenizer& tokenizer = model_.tokenizer();
-  const ParsedRequest parsed = chat ? parse_chat_request(req.body, tokenizer)
-                                    : parse_completion_request(req.body, tokenizer);
+  const std::size_t context = model_.config().block_size;
+  const ParsedRequest parsed = chat ? parse_chat_request(req.body, tokenizer, context)
+                                    : parse_completion_request(req.body, tokenizer, context);
   if (!parsed.request) {
     res.status = 400;
     res.set_content(error_body(parsed.error.message, parsed.error.field), "application/json");
