@@ -434,15 +434,15 @@ void PoemHttpServer::complete(const httplib::Request& req, httplib::Response& re
           Json chunk = head(r, id, created, true);
           Json c = choice(r, written, echo, offset, finish, true, tokenizer);
           c["index"] = i;
-          chunk["choices"] = {c};
+          chunk["choices"] = Json::array({c});  // not `= {c}`: clang reads that as a copy of c
           return chunk;
         };
         for (std::size_t i = 0; i < r.n && r.chat; ++i) {  // chat's first event: who speaks
           Json first = head(r, id, created, true);
-          first["choices"] = {{{"index", i},
-                               {"delta", {{"role", "assistant"}, {"content", ""}}},
-                               {"logprobs", nullptr},
-                               {"finish_reason", nullptr}}};
+          first["choices"] = Json::array({Json{{"index", i},
+                                               {"delta", {{"role", "assistant"}, {"content", ""}}},
+                                               {"logprobs", nullptr},
+                                               {"finish_reason", nullptr}}});
           send(first);
         }
         for (std::size_t i = 0; i < r.n && r.echo; ++i)
