@@ -352,6 +352,13 @@ LOAD_DEPENDENT = {
     ],
 }
 SPREAD = re.compile(r"\d[\d,.]*\s*(?:to|-|–)\s*\d|±|from run to run|over \d+ runs|moves? with|varies|vary")
+# A timing: a duration, a speed or a speed-up. A page that quotes one without its
+# spread in the same sentence says once how far its timings move between runs, as
+# scripts/timing_spread.py measured it ("by up to 31%").
+TIMING = re.compile(r"\d[\d,.]*\s*(?:ms|µs|us|ns|s|seconds?|milliseconds?|microseconds?)\b(?!\w)"
+                    r"|\d[\d,.]*\s*(?:x|×|times) (?:faster|slower|as fast|the speed|cheaper|longer)"
+                    r"|\d[\d,.]*\s*k?\s*(?:characters a second|chars?/s|GB/s|GFLOP/s|steps a second)")
+SPREAD_NOTE = re.compile(r"timing_spread\.py.*?by up to \d[\d.]*%", re.S)
 
 
 def prose_sentences(text):
@@ -360,6 +367,15 @@ def prose_sentences(text):
     text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
     for paragraph in re.split(r"\n\s*\n|\n(?=- )", text):  # a list item is a paragraph
         yield from re.split(r"(?<=[.!?])\s+(?=[A-Z*(])", " ".join(paragraph.split()))
+
+
+def timings_without_spread(text):
+    """The page's sentences that quote a timing without its spread, when the page
+    does not say how far its timings move (SPREAD_NOTE)."""
+    if SPREAD_NOTE.search(text):
+        return []
+    prose = re.sub(r"^\|.*$", "", text, flags=re.M)  # tables print what programs printed
+    return [s for s in prose_sentences(prose) if TIMING.search(s) and not SPREAD.search(s)]
 
 
 def fixed_load_figures(page, text):
@@ -382,6 +398,11 @@ def check_pages(pages):
         if "folded at the end of this page" in text:
             problems.append(f"{name} says a solution is folded on the page: none is; say where "
                             "it is (its path) instead")
+        timings = timings_without_spread(text)
+        if timings:
+            problems.append(f"{name} quotes {len(timings)} timing(s) as if fixed, first "
+                            f"{timings[0][:90]!r}: say how far they move between runs "
+                            "(scripts/timing_spread.py: 'by up to N%')")
         for what in fixed_load_figures(page, text):
             problems.append(f"{name} quotes {what}: give the spread over runs, or say it moves")
         filled = fill_static(text)
