@@ -145,6 +145,25 @@ struct BadBody {
   const char* says;
 };
 
+// Each body posted to `route` gets a 400 whose JSON error names the field and
+// says what is wrong, its message starting with the field.
+void expect_each_refused(Server& server, const std::string& route,
+                         const std::vector<BadBody>& cases) {
+  auto c = server.client();
+  for (const BadBody& bad : cases) {
+    const auto res = c.Post(route, bad.body, "application/json");
+    ASSERT_TRUE(res) << bad.name;
+    EXPECT_EQ(res->status, 400) << bad.name << ": " << res->body;
+    const json j = json::parse(res->body, nullptr, false);
+    ASSERT_TRUE(j.contains("error")) << bad.name << ": " << res->body;
+    EXPECT_EQ(j["error"]["param"], bad.field) << bad.name;
+    EXPECT_NE(j["error"]["message"].get<std::string>().find(bad.says), std::string::npos)
+        << bad.name << ": " << j["error"]["message"];
+    EXPECT_EQ(j["error"]["message"].get<std::string>().rfind(bad.field, 0), 0u)
+        << bad.name << ": the message starts with the field";
+  }
+}
+
 TEST(PoemServer, EveryBadRequestGets400NamingTheField) {
   NEED_SHIPPED_MODEL();
   (void)model;
@@ -190,19 +209,7 @@ TEST(PoemServer, EveryBadRequestGets400NamingTheField) {
       {"a body over the limit", "{\"prompt\": \"" + std::string(9000, ' ') + "\"}", "body",
        "larger than 8192 bytes"},
   };
-  auto c = server.client();
-  for (const BadBody& bad : cases) {
-    const auto res = c.Post("/v1/completions", bad.body, "application/json");
-    ASSERT_TRUE(res) << bad.name;
-    EXPECT_EQ(res->status, 400) << bad.name << ": " << res->body;
-    const json j = json::parse(res->body, nullptr, false);
-    ASSERT_TRUE(j.contains("error")) << bad.name << ": " << res->body;
-    EXPECT_EQ(j["error"]["param"], bad.field) << bad.name;
-    EXPECT_NE(j["error"]["message"].get<std::string>().find(bad.says), std::string::npos)
-        << bad.name << ": " << j["error"]["message"];
-    EXPECT_EQ(j["error"]["message"].get<std::string>().rfind(bad.field, 0), 0u)
-        << bad.name << ": the message starts with the field";
-  }
+  expect_each_refused(server, "/v1/completions", cases);
   EXPECT_EQ(metric(server, "tang_responses_total{status=\"400\"}"), double(cases.size()));
   EXPECT_EQ(metric(server, "tang_poems_total"), 0) << "no bad request reached the engine";
 }
@@ -272,17 +279,7 @@ TEST(PoemServer, EveryBadChatRequestGets400NamingTheField) {
       {"both token limits", "{" + user + R"(, "max_tokens": 4, "max_completion_tokens": 4})",
        "max_completion_tokens", "not both"},
   };
-  auto c = server.client();
-  for (const BadBody& bad : cases) {
-    const auto res = c.Post("/v1/chat/completions", bad.body, "application/json");
-    ASSERT_TRUE(res) << bad.name;
-    EXPECT_EQ(res->status, 400) << bad.name << ": " << res->body;
-    const json j = json::parse(res->body, nullptr, false);
-    ASSERT_TRUE(j.contains("error")) << bad.name << ": " << res->body;
-    EXPECT_EQ(j["error"]["param"], bad.field) << bad.name;
-    EXPECT_NE(j["error"]["message"].get<std::string>().find(bad.says), std::string::npos)
-        << bad.name << ": " << j["error"]["message"];
-  }
+  expect_each_refused(server, "/v1/chat/completions", cases);
 }
 
 // The events of a stream, parsed, without "[DONE]" (which must end it).
