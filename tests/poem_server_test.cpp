@@ -189,6 +189,7 @@ TEST(PoemServer, EveryBadRequestGets400NamingTheField) {
       {"seed negative", R"({"seed": -3})", "seed", "must not be negative"},
       {"stream not a boolean", R"({"stream": "yes"})", "stream", "true or false"},
       {"nine poems", R"({"n": 9})", "n", "must be in [1, 8]"},
+      {"a field given twice", R"({"seed": 1, "seed": 2})", "seed", "given twice"},
       {"past the context", R"({"prompt": "床前明月光", "max_tokens": 123})", "max_tokens",
        "123 characters after an opening of 6 positions (its newline included) pass the model's "
        "context of 128: ask for at most 122"},

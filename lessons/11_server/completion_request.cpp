@@ -1,5 +1,6 @@
 #include "11_server/completion_request.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -25,9 +26,29 @@ std::optional<json> read_object(std::string_view body, RequestError& error) {
     error = refuse("body", "larger than " + std::to_string(kMaxBodyBytes) + " bytes").error;
     return std::nullopt;
   }
-  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  // A key given twice in one object would silently keep its last value: refused.
+  std::vector<std::vector<std::string>> keys;  // of each object open while parsing
+  std::optional<std::string> twice;
+  const auto watch = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) keys.emplace_back();
+    if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+    if (event == json::parse_event_t::key && !keys.empty()) {
+      const std::string key = parsed.get<std::string>();
+      if (std::find(keys.back().begin(), keys.back().end(), key) != keys.back().end() && !twice)
+        twice = key;
+      keys.back().push_back(key);
+    }
+    return true;
+  };
+  json j = json::parse(body, watch, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
     error = refuse("body", "not JSON (or not UTF-8): send one JSON object").error;
+    return std::nullopt;
+  }
+  if (twice) {
+    error = refuse(show_invisible(*twice).empty() ? "\"\"" : show_invisible(*twice),
+                   "given twice: give each field once")
+                .error;
     return std::nullopt;
   }
   if (!j.is_object()) {
