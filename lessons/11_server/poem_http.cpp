@@ -220,8 +220,8 @@ struct PoemHttpServer::Metrics {
   std::map<int, std::size_t> responses;  // by status
   std::size_t characters = 0, poems = 0, cut = 0, next_id = 1;
   Histogram first_character, per_character;
-  std::vector<ServedPoem> log;  // the last kLogged poems
-  static constexpr std::size_t kLogged = 100000;
+  std::vector<ServedPoem> log;  // the first kLogged poems' counts and times, not their text
+  static constexpr std::size_t kLogged = 100000;  // about 100 bytes each: 10 MB at most
 
   void answered(int status) {
     const std::lock_guard lock(mutex);
@@ -235,7 +235,10 @@ struct PoemHttpServer::Metrics {
     if (p.characters > 0) first_character.observe(p.first_seconds);
     if (p.characters > 1)
       per_character.observe((p.seconds - p.first_seconds) / double(p.characters - 1));
-    if (log.size() < kLogged) log.push_back(p);
+    if (log.size() < kLogged) {
+      log.push_back(p);
+      log.back().poem = {};  // a prompt may be 8 KB: the log keeps no text
+    }
   }
   std::string new_id() {
     const std::lock_guard lock(mutex);

@@ -56,8 +56,9 @@ class PoemHttpServer {
   void shut_down(std::chrono::milliseconds grace);
 
   std::string metrics_text() const;
-  // Every poem served so far, with its times as the server saw them and as the
-  // cost model predicts them (when the engine has predict_ms); for serve_bench.
+  // The first 100,000 poems served, with their counts and times as the server saw
+  // them and as the cost model predicts them (when the engine has predict_ms), but
+  // not their text, so that the log stays under 10 MB; for serve_bench.
   std::vector<ServedPoem> served() const;
   PagedEngine& engine() { return *engine_; }
 
