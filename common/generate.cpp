@@ -32,23 +32,42 @@ std::span<const float> require_finite(std::span<const float> logits) {
   return logits;
 }
 
+void write_with(Writer& writer, Predictor& predictor) {
+  while (!writer.done()) writer.take(predictor.next_logits(writer.context()));
+}
+
+SampledWriter::SampledWriter(std::vector<TokenId>& context, const Picker& pick, Rng& rng,
+                             std::size_t max_new, std::optional<TokenId> stop_after,
+                             const StepReport& report)
+    : context_(context),
+      pick_(pick),
+      rng_(rng),
+      max_new_(max_new),
+      stop_after_(stop_after),
+      report_(report) {
+  context_.reserve(context_.size() + max_new);  // no reallocation while writing
+}
+
+bool SampledWriter::done() const {
+  return written_.size() >= max_new_ ||
+         (!written_.empty() && written_.back() == stop_after_);  // a poem's newline
+}
+
+void SampledWriter::take(std::span<const float> logits) {
+  logits_.assign(logits.begin(), logits.end());  // the picker may overwrite its copy
+  StepRecord record;                             // filled only when asked: --trace
+  const TokenId next = pick_(logits_, written_.size(), rng_, report_ ? &record : nullptr);
+  if (report_) report_(written_.size() + 1, record);
+  context_.push_back(next);
+  written_.push_back(next);
+}
+
 std::vector<TokenId> write(Predictor& predictor, std::vector<TokenId>& context, const Picker& pick,
                            Rng& rng, std::size_t max_new, std::optional<TokenId> stop_after,
                            const StepReport& report) {
-  std::vector<TokenId> written;
-  std::vector<float> logits;
-  context.reserve(context.size() + max_new);  // no reallocation while writing
-  while (written.size() < max_new) {
-    const std::span<const float> scores = predictor.next_logits(context);
-    logits.assign(scores.begin(), scores.end());  // the picker may overwrite its copy
-    StepRecord record;                            // filled only when asked: --trace
-    const TokenId next = pick(logits, written.size(), rng, report ? &record : nullptr);
-    if (report) report(written.size() + 1, record);
-    context.push_back(next);
-    written.push_back(next);
-    if (next == stop_after) break;  // a poem's newline
-  }
-  return written;
+  SampledWriter writer(context, pick, rng, max_new, stop_after, report);
+  write_with(writer, predictor);
+  return writer.written();
 }
 
 std::string write_poem(Predictor& predictor, const Tokenizer& tokenizer, const std::string& opening,

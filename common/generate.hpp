@@ -1,10 +1,11 @@
 // generate.hpp: the generation loop every writing lesson shares.
 //
 // Writing is one step repeated: ask for the next-character logits, pick a
-// character, append it, ask again. How we pick decides what gets written
-// (lessons 02, 03 and 05 each plug in a different Picker); how the logits are
-// computed is the Predictor's business: here, the whole text through the
-// model again at every step; lesson 06 adds one that remembers (the KV cache).
+// character, append it, ask again. The text being written is a Writer, state
+// that takes one row of logits a step; the loop is whoever feeds it. How we pick decides what gets
+// written (lessons 02, 03 and 05 each plug in a different Picker); how the logits are computed is
+// the Predictor's business: here, the whole text through the model again at every step; lesson 06
+// adds one that remembers (the KV cache).
 #pragma once
 
 #include <concepts>
@@ -58,9 +59,54 @@ using Picker = std::function<TokenId(std::span<float> logits, std::size_t writte
 // step (`step` counts from 1), e.g. to print it as a line.
 using StepReport = std::function<void(std::size_t step, const StepRecord& record)>;
 
+// A text being written, as state: it says what the next logits must follow,
+// takes them and draws, and says when it is done. Whoever has the logits
+// drives it, one step at a time:
+//
+//   while (!writer.done()) writer.take(predictor.next_logits(writer.context()));
+//
+// (write_with, below). Lesson 05's acrostic is a writer too.
+class Writer {
+ public:
+  virtual ~Writer() = default;
+  // The text so far (not empty): the next logits are those of the character after it.
+  virtual std::span<const TokenId> context() const = 0;
+  // Draws the next character from `logits` (V) and appends it.
+  virtual void take(std::span<const float> logits) = 0;
+  virtual bool done() const = 0;
+};
+
+// Drives `writer` with `predictor`'s logits until it is done.
+void write_with(Writer& writer, Predictor& predictor);
+
+// The writing loop's own writer: appends to `context` up to max_new characters
+// drawn by `pick`, and stops after writing `stop_after` when given (a poem's
+// newline). With `report`, every step is recorded and reported. `context`,
+// `pick`, `rng` and `report` must outlive it.
+class SampledWriter : public Writer {
+ public:
+  SampledWriter(std::vector<TokenId>& context, const Picker& pick, Rng& rng, std::size_t max_new,
+                std::optional<TokenId> stop_after, const StepReport& report = {});
+  std::span<const TokenId> context() const override { return context_; }
+  void take(std::span<const float> logits) override;
+  bool done() const override;
+  const std::vector<TokenId>& written() const { return written_; }
+
+ private:
+  std::vector<TokenId>& context_;
+  const Picker& pick_;
+  Rng& rng_;
+  std::size_t max_new_;
+  std::optional<TokenId> stop_after_;
+  const StepReport& report_;
+  std::vector<TokenId> written_;
+  std::vector<float> logits_;  // the picker's copy: it may overwrite it
+};
+
 // Appends up to max_new characters to `context`; stops after writing `stop_after`
 // when given (a poem's newline: tokenizer.newline()). Returns the characters
-// written. With `report`, every step is recorded and reported.
+// written. With `report`, every step is recorded and reported. A SampledWriter
+// driven by `predictor`.
 std::vector<TokenId> write(Predictor& predictor, std::vector<TokenId>& context, const Picker& pick,
                            Rng& rng, std::size_t max_new, std::optional<TokenId> stop_after,
                            const StepReport& report = {});

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <set>
@@ -506,6 +507,47 @@ TEST_F(TinyLessonModel, AcrosticIsTheSameWithAndWithoutCache) {
               tang::write_acrostic(without, tokenizer(), "春夜山水人", 7, {1.0f, 0, 1.0f}, b))
         << "seed " << seed;
   }
+}
+
+// Writers are state: four texts, two poems and two acrostics, stepped in turn by
+// one loop with one predictor each, write what each writes alone through write()
+// and write_acrostic(): the same characters, the same coins.
+TEST_F(TinyLessonModel, WritersSteppedInTurnWriteWhatTheyWriteAlone) {
+  const tang::SamplingSettings s{1.2f, 0, 1.0f};
+  const tang::Picker pick = tang::sampling_picker(s);
+  std::vector<std::vector<TokenId>> contexts(2, tokenizer().encode("\n春"));
+  std::vector<tang::Rng> rngs = {tang::Rng(3), tang::Rng(4), tang::Rng(5), tang::Rng(6)};
+  std::vector<std::unique_ptr<tang::Writer>> writers;
+  for (std::size_t i = 0; i < 2; ++i) {
+    writers.push_back(std::make_unique<tang::SampledWriter>(contexts[i], pick, rngs[i], 30,
+                                                            tokenizer().newline()));
+  }
+  writers.push_back(std::make_unique<tang::AcrosticWriter>(tokenizer(), "春夜山", 5, s, rngs[2]));
+  writers.push_back(std::make_unique<tang::AcrosticWriter>(tokenizer(), "水人", 7, s, rngs[3]));
+  std::vector<std::unique_ptr<tang::Recompute>> predictors;
+  for (std::size_t i = 0; i < writers.size(); ++i)
+    predictors.push_back(std::make_unique<tang::Recompute>(model()));
+  for (bool stepped = true; stepped;) {  // one step of each writer not done, in turn
+    stepped = false;
+    for (std::size_t i = 0; i < writers.size(); ++i) {
+      if (writers[i]->done()) continue;
+      writers[i]->take(predictors[i]->next_logits(writers[i]->context()));
+      stepped = true;
+    }
+  }
+  for (std::size_t i = 0; i < 2; ++i) {
+    std::vector<TokenId> alone = tokenizer().encode("\n春");
+    tang::Rng rng(3 + i);
+    tang::Recompute predictor(model());
+    tang::write(predictor, alone, pick, rng, 30, tokenizer().newline());
+    EXPECT_EQ(contexts[i], alone) << "poem " << i;
+  }
+  tang::Recompute predictor(model());
+  tang::Rng rng5(5), rng6(6);
+  EXPECT_EQ(static_cast<tang::AcrosticWriter&>(*writers[2]).poem(),
+            tang::write_acrostic(predictor, tokenizer(), "春夜山", 5, s, rng5));
+  EXPECT_EQ(static_cast<tang::AcrosticWriter&>(*writers[3]).poem(),
+            tang::write_acrostic(predictor, tokenizer(), "水人", 7, s, rng6));
 }
 
 TEST_F(TinyLessonModel, AcrosticOfOneCharacterLines) {
