@@ -81,8 +81,8 @@ void write_with(Writer& writer, Predictor& predictor);
 
 // The writing loop's own writer: appends to `context` up to max_new characters
 // drawn by `pick`, and stops after writing `stop_after` when given (a poem's
-// newline). With `report`, every step is recorded and reported. `context`,
-// `pick`, `rng` and `report` must outlive it.
+// newline). With `report`, every step is recorded and reported. `context` and
+// `rng` must outlive it (it keeps its own copies of `pick` and `report`).
 class SampledWriter : public Writer {
  public:
   SampledWriter(std::vector<TokenId>& context, const Picker& pick, Rng& rng, std::size_t max_new,
@@ -94,11 +94,11 @@ class SampledWriter : public Writer {
 
  private:
   std::vector<TokenId>& context_;
-  const Picker& pick_;
+  Picker pick_;
   Rng& rng_;
   std::size_t max_new_;
   std::optional<TokenId> stop_after_;
-  const StepReport& report_;
+  StepReport report_;
   std::vector<TokenId> written_;
   std::vector<float> logits_;  // the picker's copy: it may overwrite it
 };

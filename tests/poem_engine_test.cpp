@@ -9,9 +9,13 @@
 #include <thread>
 #include <vector>
 
+#include "03_topk_topp/sampler.hpp"
+#include "05_acrostic/acrostic.hpp"
+#include "06_kvcache/kv_cache.hpp"
 #include "07_verse/beam_search.hpp"
 #include "11_server/load_run.hpp"
 #include "11_server/poem_service.hpp"
+#include "11_server/request_writer.hpp"
 #include "11_server/step_overhead.hpp"
 #include "errors.hpp"
 #include "options.hpp"
@@ -132,6 +136,34 @@ TEST(PoemEngine, RegularVerseIsWhatLessonSevenWritesAtWidthOne) {
     EXPECT_EQ(served[i].poem + "\n", model.tokenizer().decode(lesson07.tokens)) << form.name;
     EXPECT_TRUE(served[i].ended) << form.name;
     EXPECT_EQ(served[i].characters, lesson07.tokens.size() - 1) << "every character streamed";
+  }
+}
+
+// A request's writer writes what its lesson writes alone: an opening as
+// write_poem with lesson 03's sampler, heads as lesson 05's write_acrostic.
+TEST(RequestWriter, AnOpeningAndHeadsAreTheLessonsPoems) {
+  NEED_SHIPPED_MODEL();
+  for (std::uint64_t seed : {1u, 7u, 42u}) {
+    tang::PoemRequest opening;
+    opening.opening = "春风";
+    opening.seed = seed;
+    opening.settings = {1.1f, 0, 0.9f};
+    tang::PoemRequest heads;
+    heads.heads = "江山如画";
+    heads.line_chars = 5;
+    heads.seed = seed;
+    for (const tang::PoemRequest& r : {opening, heads}) {
+      const auto writer = tang::RequestWriter::make(model.tokenizer(), r);
+      tang::CachedPredictor<> through_writer(model), alone(model);
+      tang::write_with(*writer, through_writer);
+      tang::Rng rng(seed);
+      const std::string lesson =
+          r.heads.empty() ? tang::write_poem(alone, model.tokenizer(), r.opening,
+                                             tang::sampling_picker(r.settings), rng, r.max_chars)
+                          : tang::write_acrostic(alone, model.tokenizer(), r.heads, r.line_chars,
+                                                 r.settings, rng);
+      EXPECT_EQ(writer->poem(), lesson) << "seed " << seed << (r.heads.empty() ? "" : ", heads");
+    }
   }
 }
 

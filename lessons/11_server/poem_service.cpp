@@ -5,10 +5,8 @@
 #include <numeric>
 
 #include "01_probabilities/next_char.hpp"  // lesson 01: most_likely
-#include "03_topk_topp/sampler.hpp"        // lesson 03: sampling_picker
-#include "05_acrostic/acrostic.hpp"        // lesson 05: write_acrostic
 #include "06_kvcache/kv_cache.hpp"         // lesson 06: CachedPredictor
-#include "07_verse/verse_constraint.hpp"   // lesson 07: VerseConstraint
+#include "11_server/request_writer.hpp"
 #include "errors.hpp"
 #include "options.hpp"  // can_head_a_line
 #include "utf8.hpp"
@@ -82,42 +80,13 @@ class Streamer : public Predictor {
   Clock::time_point start_;
 };
 
-// Lesson 07's regular verse with one poem in flight: before each character,
-// the constraint's mask for what was written so far, then the lesson's sampler
-// (the mask first). That is write_verse at width 1, through any predictor: the
-// same coins, the same poem (tested).
-std::string write_regular_verse(Predictor& predictor, const Tokenizer& tokenizer,
-                                const std::string& form_name, const SamplingSettings& settings,
-                                Rng& rng, const StepReport& report) {
-  static const VerseTables tables = VerseTables::load_shipped();  // read once, then shared
-  const VerseVocabulary vocab(tokenizer, tables);
-  const VerseForm form = *form_named(form_name);  // request_problem checked the name
-  VerseConstraint verse(vocab, form);
-  verse.with_tones(default_pattern(form)).without_repeats();  // as lesson 07 writes it
-  std::vector<TokenId> context = tokenizer.encode("\n");
-  const Picker pick = [&](std::span<float> logits, std::size_t, Rng& r, StepRecord* record) {
-    const LogitMask mask = verse.allowed_next(std::span(context).subspan(1));
-    return sample_next(logits, settings, r, record, [&](std::span<float> z) { mask.apply(z); });
-  };
-  const std::vector<TokenId> written =
-      write(predictor, context, pick, rng, verse.length(), tokenizer.newline(), report);
-  std::string poem = tokenizer.decode(written);
-  if (!poem.empty() && poem.back() == '\n') poem.pop_back();
-  return poem;
-}
-
-// Writes `request` through `predictor`, as lessons 04, 05 and 07 do.
+// Writes `request` through `predictor`, as lessons 04, 05 and 07 do: its
+// RequestWriter, driven to its end.
 std::string write_request(Predictor& predictor, const Tokenizer& tokenizer,
                           const PoemRequest& request, const StepReport& report) {
-  Rng rng(request.seed);
-  if (!request.verse.empty())
-    return write_regular_verse(predictor, tokenizer, request.verse, request.settings, rng, report);
-  if (!request.heads.empty()) {
-    return write_acrostic(predictor, tokenizer, request.heads, request.line_chars, request.settings,
-                          rng, report);
-  }
-  return write_poem(predictor, tokenizer, request.opening, sampling_picker(request.settings), rng,
-                    request.max_chars, report);
+  const std::unique_ptr<RequestWriter> writer = RequestWriter::make(tokenizer, request, report);
+  write_with(*writer, predictor);
+  return writer->poem();
 }
 
 }  // namespace

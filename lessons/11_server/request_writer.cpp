@@ -1,0 +1,124 @@
+#include "11_server/request_writer.hpp"
+
+#include <optional>
+#include <vector>
+
+#include "03_topk_topp/sampler.hpp"       // lesson 03: sampling_picker, sample_next
+#include "05_acrostic/acrostic.hpp"       // lesson 05: AcrosticWriter
+#include "07_verse/verse_constraint.hpp"  // lesson 07: VerseConstraint
+#include "07_verse/verse_form.hpp"
+
+namespace tang {
+
+namespace {
+
+// An opening, continued as lessons 04-06 write a poem (write_poem).
+class OpeningWriter : public RequestWriter {
+ public:
+  OpeningWriter(const Tokenizer& tokenizer, const PoemRequest& r, const StepReport& report)
+      : tokenizer_(tokenizer),
+        opening_(r.opening),
+        rng_(r.seed),
+        context_(tokenizer.encode("\n" + r.opening)),
+        pick_(sampling_picker(r.settings)),
+        report_(report),
+        drawn_(context_, pick_, rng_, r.max_chars, tokenizer.newline(), report_) {}
+  std::span<const TokenId> context() const override { return drawn_.context(); }
+  void take(std::span<const float> logits) override { drawn_.take(logits); }
+  bool done() const override { return drawn_.done(); }
+  OpeningWriter(const OpeningWriter&) = delete;  // its writer points into it
+  OpeningWriter& operator=(const OpeningWriter&) = delete;
+  std::string poem() const override {
+    std::vector<TokenId> written = drawn_.written();
+    if (!written.empty() && written.back() == tokenizer_.newline()) written.pop_back();
+    return opening_ + tokenizer_.decode(written);
+  }
+
+ private:
+  const Tokenizer& tokenizer_;
+  std::string opening_;
+  Rng rng_;
+  std::vector<TokenId> context_;
+  Picker pick_;
+  StepReport report_;
+  SampledWriter drawn_;  // last: it points at the members above
+};
+
+// Lesson 07's regular verse with one poem in flight: before each character,
+// the constraint's mask for what was written so far, then the lesson's sampler
+// (the mask first). That is write_verse at width 1: the same coins, the same
+// poem (tested).
+class VerseWriter : public RequestWriter {
+ public:
+  VerseWriter(const Tokenizer& tokenizer, const PoemRequest& r, const StepReport& report)
+      : tokenizer_(tokenizer),
+        settings_(r.settings),
+        rng_(r.seed),
+        vocab_(tokenizer, tables()),
+        verse_(vocab_, *form_named(r.verse)),  // request_problem checked the name
+        context_(tokenizer.encode("\n")),
+        report_(report) {
+    verse_.with_tones(default_pattern(*form_named(r.verse))).without_repeats();  // as lesson 07
+    pick_ = [this](std::span<float> logits, std::size_t, Rng& rng, StepRecord* record) {
+      const LogitMask mask = verse_.allowed_next(std::span(context_).subspan(1));
+      return sample_next(logits, settings_, rng, record,
+                         [&](std::span<float> z) { mask.apply(z); });
+    };
+    drawn_.emplace(context_, pick_, rng_, verse_.length(), tokenizer.newline(), report_);
+  }
+  VerseWriter(const VerseWriter&) = delete;  // its picker and writer point into it
+  VerseWriter& operator=(const VerseWriter&) = delete;
+  std::span<const TokenId> context() const override { return drawn_->context(); }
+  void take(std::span<const float> logits) override { drawn_->take(logits); }
+  bool done() const override { return drawn_->done(); }
+  std::string poem() const override {
+    std::string poem = tokenizer_.decode(drawn_->written());
+    if (!poem.empty() && poem.back() == '\n') poem.pop_back();
+    return poem;
+  }
+
+ private:
+  static const VerseTables& tables() {
+    static const VerseTables shipped = VerseTables::load_shipped();  // read once, then shared
+    return shipped;
+  }
+  const Tokenizer& tokenizer_;
+  SamplingSettings settings_;
+  Rng rng_;
+  VerseVocabulary vocab_;
+  VerseConstraint verse_;
+  std::vector<TokenId> context_;
+  StepReport report_;
+  Picker pick_;
+  std::optional<SampledWriter> drawn_;
+};
+
+// Heads, as lesson 05's acrostic.
+class HeadsWriter : public RequestWriter {
+ public:
+  HeadsWriter(const Tokenizer& tokenizer, const PoemRequest& r, const StepReport& report)
+      : settings_(r.settings),
+        rng_(r.seed),
+        acrostic_(tokenizer, r.heads, r.line_chars, settings_, rng_, report) {}
+  std::span<const TokenId> context() const override { return acrostic_.context(); }
+  void take(std::span<const float> logits) override { acrostic_.take(logits); }
+  bool done() const override { return acrostic_.done(); }
+  std::string poem() const override { return acrostic_.poem(); }
+
+ private:
+  SamplingSettings settings_;
+  Rng rng_;
+  AcrosticWriter acrostic_;  // last: it points at the members above
+};
+
+}  // namespace
+
+std::unique_ptr<RequestWriter> RequestWriter::make(const Tokenizer& tokenizer,
+                                                   const PoemRequest& request,
+                                                   const StepReport& report) {
+  if (!request.verse.empty()) return std::make_unique<VerseWriter>(tokenizer, request, report);
+  if (!request.heads.empty()) return std::make_unique<HeadsWriter>(tokenizer, request, report);
+  return std::make_unique<OpeningWriter>(tokenizer, request, report);
+}
+
+}  // namespace tang

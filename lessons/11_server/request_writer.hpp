@@ -1,0 +1,31 @@
+// request_writer.hpp: a served request as a Writer (common/generate.hpp).
+//
+// Each kind of request is written by the lesson that taught it: an opening as
+// lessons 04-06 write a poem, heads as lesson 05's acrostic, a form as lesson
+// 07's regular verse at width 1. A RequestWriter owns everything its writing
+// needs (its generator Rng(seed), its text, its picker and constraint), so one
+// can be kept and stepped whenever its logits are ready: the same coins, the
+// same poem as the lesson writes alone.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "11_server/poem_request.hpp"
+#include "generate.hpp"
+#include "tokenizer.hpp"
+
+namespace tang {
+
+class RequestWriter : public Writer {
+ public:
+  // `request` passed request_problem; `tokenizer` must outlive it (the writer
+  // keeps its own copy of `report`).
+  static std::unique_ptr<RequestWriter> make(const Tokenizer& tokenizer, const PoemRequest& request,
+                                             const StepReport& report = {});
+  // The poem so far: the opening (or the heads) and what was written, without
+  // its newline.
+  virtual std::string poem() const = 0;
+};
+
+}  // namespace tang
