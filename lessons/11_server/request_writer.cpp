@@ -20,9 +20,8 @@ class OpeningWriter : public RequestWriter {
         opening_(r.opening),
         rng_(r.seed),
         context_(tokenizer.encode("\n" + r.opening)),
-        pick_(sampling_picker(r.settings)),
-        report_(report),
-        drawn_(context_, pick_, rng_, r.max_chars, tokenizer.newline(), report_) {}
+        drawn_(context_, sampling_picker(r.settings), rng_, r.max_chars, tokenizer.newline(),
+               report) {}
   std::span<const TokenId> context() const override { return drawn_.context(); }
   void take(std::span<const float> logits) override { drawn_.take(logits); }
   bool done() const override { return drawn_.done(); }
@@ -39,8 +38,6 @@ class OpeningWriter : public RequestWriter {
   std::string opening_;
   Rng rng_;
   std::vector<TokenId> context_;
-  Picker pick_;
-  StepReport report_;
   SampledWriter drawn_;  // last: it points at the members above
 };
 
@@ -56,15 +53,14 @@ class VerseWriter : public RequestWriter {
         rng_(r.seed),
         vocab_(tokenizer, tables()),
         verse_(vocab_, *form_named(r.verse)),  // request_problem checked the name
-        context_(tokenizer.encode("\n")),
-        report_(report) {
+        context_(tokenizer.encode("\n")) {
     verse_.with_tones(default_pattern(*form_named(r.verse))).without_repeats();  // as lesson 07
-    pick_ = [this](std::span<float> logits, std::size_t, Rng& rng, StepRecord* record) {
+    const Picker pick = [this](std::span<float> logits, std::size_t, Rng& rng, StepRecord* record) {
       const LogitMask mask = verse_.allowed_next(std::span(context_).subspan(1));
       return sample_next(logits, settings_, rng, record,
                          [&](std::span<float> z) { mask.apply(z); });
     };
-    drawn_.emplace(context_, pick_, rng_, verse_.length(), tokenizer.newline(), report_);
+    drawn_.emplace(context_, pick, rng_, verse_.length(), tokenizer.newline(), report);
   }
   VerseWriter(const VerseWriter&) = delete;  // its picker and writer point into it
   VerseWriter& operator=(const VerseWriter&) = delete;
@@ -88,9 +84,7 @@ class VerseWriter : public RequestWriter {
   VerseVocabulary vocab_;
   VerseConstraint verse_;
   std::vector<TokenId> context_;
-  StepReport report_;
-  Picker pick_;
-  std::optional<SampledWriter> drawn_;
+  std::optional<SampledWriter> drawn_;  // its picker reads the members above
 };
 
 // Heads, as lesson 05's acrostic.
