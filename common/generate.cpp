@@ -74,10 +74,14 @@ std::string write_poem(Predictor& predictor, const Tokenizer& tokenizer, const s
                        const Picker& pick, Rng& rng, std::size_t max_chars,
                        const StepReport& report) {
   std::vector<TokenId> context = tokenizer.encode("\n" + opening);
-  const TokenId newline = tokenizer.newline();
-  std::vector<TokenId> poem = write(predictor, context, pick, rng, max_chars, newline, report);
-  if (!poem.empty() && poem.back() == newline) poem.pop_back();
-  return opening + tokenizer.decode(poem);
+  return poem_text(tokenizer, opening,
+                   write(predictor, context, pick, rng, max_chars, tokenizer.newline(), report));
+}
+
+std::string poem_text(const Tokenizer& tokenizer, const std::string& opening,
+                      std::vector<TokenId> written) {
+  if (!written.empty() && written.back() == tokenizer.newline()) written.pop_back();
+  return opening + tokenizer.decode(written);
 }
 
 }  // namespace tang

@@ -116,6 +116,11 @@ requires std::same_as<Bool, bool> std::vector<TokenId> write(Predictor&, std::ve
                                                              const Picker&, Rng&, std::size_t, Bool)
 = delete;
 
+// The poem as text: `opening` and the characters `written` after it, without
+// the poem's closing newline.
+std::string poem_text(const Tokenizer& tokenizer, const std::string& opening,
+                      std::vector<TokenId> written);
+
 // A poem from scratch (after a newline) or after `opening`: the opening plus
 // what the model writes, up to its newline or `max_chars` new characters.
 std::string write_poem(Predictor& predictor, const Tokenizer& tokenizer, const std::string& opening,

@@ -1,9 +1,12 @@
 #include "11_server/completion_request.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
+#include <string_view>
 #include <vector>
 
 #include "07_verse/verse_form.hpp"  // form_named
@@ -19,6 +22,33 @@ using nlohmann::json;
 ParsedRequest refuse(const std::string& field, const std::string& message) {
   return {std::nullopt, {field, field + ": " + message}};
 }
+
+// A field's name as an error shows it: its invisible characters written out, "" for none.
+std::string shown(const std::string& key) {
+  return key.empty() ? "\"\"" : show_invisible(key);
+}
+
+// Each route's fields, in the order its error lists them.
+constexpr std::array<std::string_view, 16> kCompletionFields = {
+    "model",    "prompt", "max_tokens", "temperature",    "top_k", "top_p", "seed",  "stop",
+    "logprobs", "echo",   "stream",     "stream_options", "n",     "user",  "heads", "form"};
+constexpr std::array<std::string_view, 17> kChatFields = {"messages",
+                                                          "model",
+                                                          "max_tokens",
+                                                          "max_completion_tokens",
+                                                          "temperature",
+                                                          "top_k",
+                                                          "top_p",
+                                                          "seed",
+                                                          "stop",
+                                                          "logprobs",
+                                                          "top_logprobs",
+                                                          "stream",
+                                                          "stream_options",
+                                                          "n",
+                                                          "user",
+                                                          "acrostic",
+                                                          "form"};
 
 // The body as a JSON object, or what is wrong with it.
 std::optional<json> read_object(std::string_view body, RequestError& error) {
@@ -46,9 +76,7 @@ std::optional<json> read_object(std::string_view body, RequestError& error) {
     return std::nullopt;
   }
   if (twice) {
-    error = refuse(show_invisible(*twice).empty() ? "\"\"" : show_invisible(*twice),
-                   "given twice: give each field once")
-                .error;
+    error = refuse(shown(*twice), "given twice: give each field once").error;
     return std::nullopt;
   }
   if (!j.is_object()) {
@@ -91,23 +119,14 @@ ParsedRequest read_fields(const json& j, const Tokenizer& tokenizer, std::size_t
   std::string form;
   bool stream_options = false, logprobs = false;
   std::optional<std::uint64_t> top_logprobs;
-  const char* const fields =
-      chat ? "messages, model, max_tokens, max_completion_tokens, temperature, top_k, top_p, "
-             "seed, stop, logprobs, top_logprobs, stream, stream_options, n, user, acrostic, form"
-           : "model, prompt, max_tokens, temperature, top_k, top_p, seed, stop, logprobs, "
-             "echo, stream, stream_options, n, user, heads, form";
+  const std::span<const std::string_view> fields =
+      chat ? std::span<const std::string_view>(kChatFields) : kCompletionFields;
   for (const auto& [key, value] : j.items()) {
-    const bool shared = key == "model" || key == "user" || key == "form" || key == "n" ||
-                        key == "stream_options" || key == "max_tokens" || key == "top_k" ||
-                        key == "seed" || key == "temperature" || key == "top_p" ||
-                        key == "stream" || key == "stop";
-    const bool own = chat ? key == "messages" || key == "max_completion_tokens" ||
-                                key == "logprobs" || key == "top_logprobs" || key == "acrostic"
-                          : key == "prompt" || key == "heads" || key == "logprobs" || key == "echo";
     if (const char* why = unsupported(key)) return refuse(key, why);
-    if (!shared && !own) {
-      return refuse(key.empty() ? "\"\"" : show_invisible(key),
-                    std::string("not a field of this route (") + fields + ")");
+    if (std::find(fields.begin(), fields.end(), key) == fields.end()) {
+      std::string list;
+      for (std::string_view f : fields) list += (list.empty() ? "" : ", ") + std::string(f);
+      return refuse(shown(key), "not a field of this route (" + list + ")");
     }
     if (key == "messages") continue;  // read by parse_chat_request
     if (key == "prompt" || key == "heads" || key == "form" || key == "model" || key == "user") {
@@ -201,8 +220,9 @@ ParsedRequest read_fields(const json& j, const Tokenizer& tokenizer, std::size_t
       return {std::nullopt, {"messages", "messages" + problem.substr(field.size())}};
     return {std::nullopt, {field, problem}};
   }
+  r.prompt_positions = tokenizer.encode("\n" + r.poem.opening).size();
   if (r.poem.heads.empty() && r.poem.verse.empty()) {  // an acrostic's, a verse's length is fixed
-    const std::size_t positions = tokenizer.encode("\n" + r.poem.opening).size();
+    const std::size_t positions = r.prompt_positions;
     if (positions + r.poem.max_chars > context) {
       return refuse(j.contains("max_completion_tokens") ? "max_completion_tokens" : "max_tokens",
                     std::to_string(r.poem.max_chars) + " characters after an opening of " +

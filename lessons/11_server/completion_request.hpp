@@ -53,14 +53,15 @@ namespace tang {
 struct CompletionRequest {
   PoemRequest poem;
   bool stream = false;
-  bool include_usage = false;     // stream_options: a last event with the usage alone
-  std::string model;              // "" when the body names none
-  std::vector<std::string> stop;  // end the text before the first of these
-  int logprobs = -1;              // alternatives per character, 0-5; -1: no logprobs
-  bool echo = false;              // the text starts with the prompt
-  bool chat = false;              // /v1/chat/completions: answered in chat's shape
-  bool acrostic = false;          // chat: the user message holds the heads
-  std::size_t n = 1;              // poems: choice i is written with seed + i
+  bool include_usage = false;        // stream_options: a last event with the usage alone
+  std::string model;                 // "" when the body names none
+  std::vector<std::string> stop;     // end the text before the first of these
+  int logprobs = -1;                 // alternatives per character, 0-5; -1: no logprobs
+  bool echo = false;                 // the text starts with the prompt
+  bool chat = false;                 // /v1/chat/completions: answered in chat's shape
+  bool acrostic = false;             // chat: the user message holds the heads
+  std::size_t n = 1;                 // poems: choice i is written with seed + i
+  std::size_t prompt_positions = 0;  // the opening's positions, its newline included
 };
 
 // What is wrong with a body: the field ("body" for the whole) and one line.

@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <sstream>
 #include <thread>
 
@@ -50,10 +51,13 @@ struct Histogram {
   }
 };
 
+// OpenAI's error shape; `code` only where OpenAI gives one (model_not_found).
 std::string error_body(const std::string& message, const std::string& field,
-                       const std::string& type = "invalid_request_error") {
+                       const std::string& type = "invalid_request_error",
+                       const std::string& code = "") {
   Json j;
   j["error"] = {{"message", message}, {"type", type}, {"param", field}};
+  if (!code.empty()) j["error"]["code"] = code;
   return j.dump() + "\n";
 }
 
@@ -63,15 +67,10 @@ Json model_entry() {
 }
 
 std::string model_not_found(const std::string& name) {
-  Json j;
-  j["error"] = {{"message", "model: the model '" + name +
-                                "' does not exist here; GET /v1/models "
-                                "lists the one there is ('" +
-                                kModelName + "')"},
-                {"type", "invalid_request_error"},
-                {"param", "model"},
-                {"code", "model_not_found"}};
-  return j.dump() + "\n";
+  return error_body("model: the model '" + name +
+                        "' does not exist here; GET /v1/models lists the one there is ('" +
+                        kModelName + "')",
+                    "model", "invalid_request_error", "model_not_found");
 }
 
 // The message of an error cpp-httplib answers by itself.
@@ -99,19 +98,18 @@ std::string finish_reason(const ServedPoem& p, bool stop_string) {
 }  // namespace
 
 // One choice as it was written: the poem, the characters its answer holds
-// (stop strings cut off), whether a stop string ended it, and the text echoed.
+// (stop strings cut off) and whether a stop string ended it.
 struct PoemHttpServer::Written {
   ServedPoem served;
   std::vector<WrittenCharacter> kept;
   bool stop_string = false;
-  std::string echo;
   std::exception_ptr failure;  // serve_poem threw
 };
 
 namespace {
 
 // The prompt counts once, however many choices it has.
-Json usage(const std::vector<PoemHttpServer::Written>& choices, std::size_t prompt) {
+Json usage(std::span<const PoemHttpServer::Written> choices, std::size_t prompt) {
   std::size_t written = 0;
   for (const PoemHttpServer::Written& w : choices) written += w.served.characters;
   return {{"prompt_tokens", prompt},
@@ -184,12 +182,12 @@ Json head(const CompletionRequest& r, const std::string& id, std::time_t created
   return {{"id", id}, {"object", object}, {"created", created}, {"model", kModelName}};
 }
 
-// One choice of an answer or an event: `written` (the echoed prompt before it
-// when `echo`), its logprobs if asked, and how the text ended (null: not yet).
-Json choice(const CompletionRequest& r, const std::vector<WrittenCharacter>& written,
-            const std::string& echo, std::size_t offset, const Json& finish, bool chunk,
-            const Tokenizer& tokenizer) {
-  Json c = {{"index", 0}};
+// Choice `index` of an answer or an event: `written` (the echoed prompt before
+// it when `echo`), its logprobs if asked, and how the text ended (null: not yet).
+Json choice(const CompletionRequest& r, std::size_t index,
+            const std::vector<WrittenCharacter>& written, const std::string& echo,
+            std::size_t offset, const Json& finish, bool chunk, const Tokenizer& tokenizer) {
+  Json c = {{"index", index}};
   const std::string text = echo + text_of(written);
   if (r.chat && chunk) {
     c["delta"] = text.empty() ? Json::object() : Json{{"content", text}};
@@ -384,7 +382,9 @@ void PoemHttpServer::complete(const httplib::Request& req, httplib::Response& re
     }
     texts.push_back(*text);
   }
-  const std::size_t prompt = tokenizer.encode("\n" + r.poem.opening).size();
+  const std::size_t prompt = r.prompt_positions;
+  const std::string echo = r.echo ? r.poem.opening : "";  // what every choice's text starts with
+  const std::size_t echoed = utf8_split(echo).size();
   const std::string id = (chat ? "chatcmpl-" : "cmpl-") + metrics_->new_id();
   const std::time_t created = std::time(nullptr);
   if (!r.stream) {
@@ -407,9 +407,8 @@ void PoemHttpServer::complete(const httplib::Request& req, httplib::Response& re
     body["choices"] = Json::array();
     for (std::size_t i = 0; i < r.n; ++i) {
       const Written& w = choices[i];
-      Json c = choice(r, w.kept, w.echo, utf8_split(w.echo).size(),
-                      finish_reason(w.served, w.stop_string), false, tokenizer);
-      c["index"] = i;
+      Json c = choice(r, i, w.kept, echo, echoed, finish_reason(w.served, w.stop_string), false,
+                      tokenizer);
       if (r.n > 1 && !chat) c["poem"] = w.served.poem;
       body["choices"].push_back(c);
     }
@@ -422,7 +421,7 @@ void PoemHttpServer::complete(const httplib::Request& req, httplib::Response& re
   res.set_header("Cache-Control", "no-cache");
   res.set_chunked_content_provider(
       "text/event-stream",
-      [this, texts, r, prompt, id, created](std::size_t, httplib::DataSink& sink) {
+      [this, texts, r, prompt, id, created, echo, echoed](std::size_t, httplib::DataSink& sink) {
         const Tokenizer& tokenizer = model_.tokenizer();
         std::mutex writing;  // the choices' threads take turns on the connection
         bool open = true;
@@ -435,9 +434,9 @@ void PoemHttpServer::complete(const httplib::Request& req, httplib::Response& re
         const auto one = [&](std::size_t i, const std::vector<WrittenCharacter>& written,
                              const std::string& echo, std::size_t offset, const Json& finish) {
           Json chunk = head(r, id, created, true);
-          Json c = choice(r, written, echo, offset, finish, true, tokenizer);
-          c["index"] = i;
-          chunk["choices"] = Json::array({c});  // not `= {c}`: clang reads that as a copy of c
+          // not `= {choice(...)}`: clang reads that as a copy of the one choice
+          chunk["choices"] =
+              Json::array({choice(r, i, written, echo, offset, finish, true, tokenizer)});
           return chunk;
         };
         for (std::size_t i = 0; i < r.n && r.chat; ++i) {  // chat's first event: who speaks
@@ -448,10 +447,9 @@ void PoemHttpServer::complete(const httplib::Request& req, httplib::Response& re
                                                {"finish_reason", nullptr}}});
           send(first);
         }
-        for (std::size_t i = 0; i < r.n && r.echo; ++i)
-          send(one(i, {}, r.poem.opening, 0, nullptr));
+        for (std::size_t i = 0; i < r.n && !echo.empty(); ++i) send(one(i, {}, echo, 0, nullptr));
         std::vector<Written> choices(r.n);
-        std::vector<std::size_t> offsets(r.n, r.echo ? utf8_split(r.poem.opening).size() : 0);
+        std::vector<std::size_t> offsets(r.n, echoed);
         write_choices(r, texts, choices, [&](std::size_t i, const WrittenCharacter& c) {
           return send(one(i, {c}, "", offsets[i]++, nullptr));
         });
@@ -459,7 +457,7 @@ void PoemHttpServer::complete(const httplib::Request& req, httplib::Response& re
           Json last =
               one(i, {}, "", offsets[i], finish_reason(choices[i].served, choices[i].stop_string));
           if (!r.chat)
-            last["usage"] = usage({choices[i]}, prompt), last["poem"] = choices[i].served.poem;
+            last["usage"] = usage({&choices[i], 1}, prompt), last["poem"] = choices[i].served.poem;
           send(last);
         }
         metrics_->answered(200);
@@ -491,7 +489,6 @@ void PoemHttpServer::write_choices(
     Written& w = choices[i];
     PoemRequest poem = r.poem;
     poem.seed = r.poem.seed + i;
-    w.echo = r.echo ? r.poem.opening : "";
     StopStrings stops(r.stop);
     bool open = true;
     const auto pass_on = [&](std::vector<WrittenCharacter> released) {

@@ -27,11 +27,7 @@ class OpeningWriter : public RequestWriter {
   bool done() const override { return drawn_.done(); }
   OpeningWriter(const OpeningWriter&) = delete;  // its writer points into it
   OpeningWriter& operator=(const OpeningWriter&) = delete;
-  std::string poem() const override {
-    std::vector<TokenId> written = drawn_.written();
-    if (!written.empty() && written.back() == tokenizer_.newline()) written.pop_back();
-    return opening_ + tokenizer_.decode(written);
-  }
+  std::string poem() const override { return poem_text(tokenizer_, opening_, drawn_.written()); }
 
  private:
   const Tokenizer& tokenizer_;
@@ -67,11 +63,7 @@ class VerseWriter : public RequestWriter {
   std::span<const TokenId> context() const override { return drawn_->context(); }
   void take(std::span<const float> logits) override { drawn_->take(logits); }
   bool done() const override { return drawn_->done(); }
-  std::string poem() const override {
-    std::string poem = tokenizer_.decode(drawn_->written());
-    if (!poem.empty() && poem.back() == '\n') poem.pop_back();
-    return poem;
-  }
+  std::string poem() const override { return poem_text(tokenizer_, "", drawn_->written()); }
 
  private:
   static const VerseTables& tables() {
