@@ -229,11 +229,13 @@ READING = [
       "lessons/10_cache_size/exercise/grouped_attention.cpp",
       "lessons/10_cache_size/exercise/latent_attention.cpp",
       "lessons/10_cache_size/variant_step_cost.cpp"]),
-    ("11 server", "the block pool, the paged step (exercise 11a), the cached opening (exercise 11b), the engine's steps, what a served step costs, the HTTP layer",
+    ("11 server", "the block pool, the paged step (exercise 11a), the cached opening (exercise 11b), the engine's loop, a request's writer and queue, what a served step costs, the HTTP layer",
      ["lessons/11_server/block_pool.cpp", "lessons/11_server/paged_forward.hpp",
       "lessons/11_server/paged_forward.cpp",
       "lessons/11_server/exercise/paged_attention.cpp", "lessons/11_server/exercise/cached_prefix.cpp",
-      "lessons/11_server/paged_engine.cpp", "lessons/11_server/step_overhead.cpp",
+      "lessons/11_server/prefix_reuse.cpp", "lessons/11_server/paged_engine.cpp",
+      "lessons/11_server/request_writer.cpp", "lessons/11_server/poem_service.cpp",
+      "lessons/11_server/step_overhead.cpp",
       "lessons/11_server/poem_http.cpp"]),
 ]
 

@@ -106,6 +106,34 @@ TEST_F(FastTest, MatmulAgreesWithThePlainLoops) {
   }
 }
 
+// exact_matmul is the plain loop to the last bit, for every count of rows up to
+// 64 (its blocks of 6 and 2, odd counts), weight rows not a multiple of 4, and
+// widths that are not a multiple of its 8 lanes (the plain loop's tail).
+TEST_F(FastTest, ExactMatmulIsThePlainLoopBitForBit) {
+  tang::Rng rng(11);
+  struct Shape {
+    std::size_t IC, OC;
+  };
+  for (const Shape s : {Shape{128, 384}, Shape{128, 130}, Shape{512, 128}, Shape{24, 7},
+                        Shape{12, 9}, Shape{768, 5}}) {
+    for (std::size_t N = 1; N <= 64; ++N) {
+      const bool with_bias = N % 2 == 0;
+      const Floats x = random_floats(N * s.IC, rng), w = random_floats(s.OC * s.IC, rng, 0.1f),
+                   b = random_floats(s.OC, rng);
+      Floats plain(N * s.OC), exact(N * s.OC, 7.0f);
+      const float* bias = with_bias ? b.data() : nullptr;
+      tang::ops::matmul_forward(plain.data(), x.data(), w.data(), bias, N, s.IC, s.OC);
+      tang::fast::exact_matmul(exact.data(), x.data(), w.data(), bias, N, s.IC, s.OC);
+      std::size_t first = 0;
+      while (first < plain.size() && std::memcmp(&plain[first], &exact[first], sizeof(float)) == 0)
+        ++first;
+      ASSERT_EQ(first, plain.size())
+          << "N " << N << " IC " << s.IC << " OC " << s.OC << " bias " << with_bias << ": output "
+          << first << " is " << exact[first] << ", the plain loop's " << plain[first];
+    }
+  }
+}
+
 TEST_F(FastTest, AttentionAgreesWithThePlainLoops) {
   tang::Rng rng(2);
   struct Shape {

@@ -250,6 +250,39 @@ TEST(PoemEngine, SixteenAtOnceShareTheirOpening) {
   expect_every_block_back(engine);
 }
 
+// A client that reads slowly gets the same characters and probabilities: while
+// it lags, the engine works them out itself instead of queueing the logits.
+TEST(PoemEngine, ASlowReaderGetsTheSameCharactersAndProbabilities) {
+  NEED_SHIPPED_MODEL();
+  tang::PagedEngine engine(model, tang::EngineOptions{});
+  tang::PoemRequest r;
+  r.opening = "春风";
+  r.max_chars = 30;
+  r.seed = 5;
+  const auto serve = [&](bool slow) {
+    std::vector<tang::WrittenCharacter> seen;
+    const tang::ServedPoem served = tang::serve_poem(engine, r, [&](const auto& c) {
+      if (slow && seen.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      seen.push_back(c);
+      return true;
+    });
+    EXPECT_EQ(served.poem, tang::write_alone(model, r));
+    return seen;
+  };
+  const std::vector<tang::WrittenCharacter> fast = serve(false), slow = serve(true);
+  ASSERT_EQ(fast.size(), slow.size());
+  ASSERT_GT(fast.size(), 10u);
+  for (std::size_t i = 0; i < fast.size(); ++i) {
+    EXPECT_EQ(fast[i].character, slow[i].character) << i;
+    EXPECT_EQ(fast[i].probability, slow[i].probability) << i;
+    ASSERT_EQ(fast[i].top.size(), slow[i].top.size()) << i;
+    for (std::size_t k = 0; k < fast[i].top.size(); ++k) {
+      EXPECT_EQ(fast[i].top[k].id, slow[i].top[k].id) << i;
+      EXPECT_EQ(fast[i].top[k].probability, slow[i].top[k].probability) << i;
+    }
+  }
+}
+
 TEST(PoemEngine, AStoppedStreamGivesItsBlocksBackAndTheOthersGoOn) {
   NEED_SHIPPED_MODEL();
   tang::PagedEngine engine(model, tang::EngineOptions{});

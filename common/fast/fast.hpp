@@ -8,7 +8,9 @@
 //   matmul     OpenBLAS sgemm; big products split by rows over OpenMP
 //              threads, each calling single-threaded BLAS (matmul.cpp); a
 //              batched decoding step's few rows in a loop of our own
-//              (few_rows_matmul.cpp), one row in the lesson's ops::matmul_forward
+//              (few_rows_matmul.cpp), one row in the lesson's ops::matmul_forward;
+//              and the lesson's own sums, bit for bit, several rows a weight
+//              read (exact_matmul.cpp)
 //   attention  the batched training attention as BLAS matrix products, with
 //              its backward pass (attention.cpp)
 //   layernorm  rows over OpenMP threads
@@ -36,6 +38,21 @@ void matmul_forward(float* out, const float* inp, const float* weight, const flo
 inline constexpr std::size_t kFewRows = 32;
 void few_rows_matmul(float* out, const float* inp, const float* weight, const float* bias,
                      std::size_t N, std::size_t IC, std::size_t OC);
+// ops::matmul_forward's own outputs, bit for bit (every output summed in the
+// plain loop's lanes and order, no fused multiply-add), with each weight read
+// once for up to six input rows (exact_matmul.cpp): where a text must stay the
+// lesson's (lesson 11's engine) and the batch must still pay.
+void exact_matmul(float* out, const float* inp, const float* weight, const float* bias,
+                  std::size_t N, std::size_t IC, std::size_t OC);
+// A weight matrix (rows x cols) multiplied by exact_matmul: lesson 06's cached
+// forward over ModelMatrices<ExactMatrix> gives lesson 06's logits, bit for bit.
+struct ExactMatrix {
+  const float* weight;
+  std::size_t rows, cols;
+  void matmul(float* out, const float* inp, const float* bias, std::size_t N) const {
+    exact_matmul(out, inp, weight, bias, N, cols, rows);
+  }
+};
 void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
                      const float* weight, std::size_t N, std::size_t IC, std::size_t OC);
 

@@ -103,7 +103,6 @@ struct PoemHttpServer::Written {
   ServedPoem served;
   std::vector<WrittenCharacter> kept;
   bool stop_string = false;
-  std::exception_ptr failure;  // serve_poem threw
 };
 
 namespace {
@@ -391,10 +390,10 @@ void PoemHttpServer::complete(const httplib::Request& req, httplib::Response& re
     std::vector<Written> choices(r.n);
     write_choices(r, texts, choices, [](std::size_t, const WrittenCharacter&) { return true; });
     for (const Written& w : choices) {
-      if (!w.failure) continue;
+      if (!w.served.failure) continue;
       std::string message = "the poem could not be written";
       try {
-        std::rethrow_exception(w.failure);
+        std::rethrow_exception(w.served.failure);
       } catch (const std::exception& e) {
         message = e.what();
       }
@@ -477,48 +476,45 @@ void PoemHttpServer::complete(const httplib::Request& req, httplib::Response& re
       });
 }
 
-// Writes choice i of `r` (seed + i) through engine text texts[i], each on its
-// own thread but the first; `on_character(i, c)` gets each character a choice
-// may send (stop strings held back), false when its client went away. Each
-// text is closed as soon as its poem ends.
+// Writes choice i of `r` (seed + i) through engine text texts[i], all at once
+// (serve_poems); `on_character(i, c)` gets each character a choice may send
+// (stop strings held back), false when its client went away. Closes the texts.
 void PoemHttpServer::write_choices(
     const CompletionRequest& r, const std::vector<PagedEngine::TextId>& texts,
     std::vector<Written>& choices,
     const std::function<bool(std::size_t, const WrittenCharacter&)>& on_character) {
-  const auto write_one = [&](std::size_t i) {
-    Written& w = choices[i];
-    PoemRequest poem = r.poem;
-    poem.seed = r.poem.seed + i;
-    StopStrings stops(r.stop);
-    bool open = true;
-    const auto pass_on = [&](std::vector<WrittenCharacter> released) {
-      for (WrittenCharacter& c : released) {
-        open = open && on_character(i, c);
-        w.kept.push_back(std::move(c));
-      }
-    };
-    try {
-      w.served = serve_poem(*engine_, texts[i], poem, [&](const WrittenCharacter& c) {
-        pass_on(stops.add(c));
-        return open && !stops.matched();  // a stop string: the text ends here
-      });
-    } catch (const std::exception&) {
-      w.failure = std::current_exception();
-      w.served.stopped = true;
+  std::vector<PoemRequest> poems(r.n, r.poem);
+  for (std::size_t i = 0; i < r.n; ++i) poems[i].seed = r.poem.seed + i;
+  std::vector<StopStrings> stops(r.n, StopStrings(r.stop));
+  std::vector<char> open(r.n, 1);  // (n) its client still reads
+  const auto pass_on = [&](std::size_t i, std::vector<WrittenCharacter> released) {
+    for (WrittenCharacter& c : released) {
+      open[i] = open[i] && on_character(i, c);
+      choices[i].kept.push_back(std::move(c));
     }
-    engine_->close(texts[i]);  // at once: the engine's steps wait for every open text's call
-    if (open && !w.served.stopped) pass_on(stops.flush());
-    if (stops.matched()) {  // the text as it ends, before the stop string
+  };
+  std::vector<ServedPoem> served;
+  try {
+    served = serve_poems(*engine_, texts, poems, [&](std::size_t i, const WrittenCharacter& c) {
+      pass_on(i, stops[i].add(c));
+      return open[i] && !stops[i].matched();  // a stop string: the text ends here
+    });
+  } catch (...) {
+    for (PagedEngine::TextId t : texts) engine_->close(t);
+    throw;
+  }
+  for (PagedEngine::TextId t : texts) engine_->close(t);
+  for (std::size_t i = 0; i < r.n; ++i) {
+    Written& w = choices[i];
+    w.served = std::move(served[i]);
+    if (open[i] && !w.served.stopped) pass_on(i, stops[i].flush());
+    if (stops[i].matched()) {  // the text as it ends, before the stop string
       w.stop_string = true;
-      w.served.stopped = !open, w.served.ended = open;
+      w.served.stopped = !open[i], w.served.ended = open[i];
       w.served.poem = r.poem.opening + text_of(w.kept);
     }
     metrics_->served(w.served);
-  };
-  std::vector<std::thread> others;
-  for (std::size_t i = 1; i < choices.size(); ++i) others.emplace_back(write_one, i);
-  write_one(0);
-  for (std::thread& t : others) t.join();
+  }
 }
 
 std::vector<ServedPoem> PoemHttpServer::served() const {

@@ -1,15 +1,17 @@
 #include "11_server/poem_service.hpp"
 
-#include <algorithm>
 #include <chrono>
-#include <numeric>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
 
 #include "01_probabilities/next_char.hpp"  // lesson 01: most_likely
 #include "06_kvcache/kv_cache.hpp"         // lesson 06: CachedPredictor
 #include "11_server/request_writer.hpp"
 #include "errors.hpp"
-#include "options.hpp"  // can_head_a_line
-#include "utf8.hpp"
+#include "trace.hpp"  // StepRecord
 
 namespace tang {
 
@@ -17,79 +19,176 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Hands every character of the poem to the caller as it appears: the drawn ones
-// from the writing loop's report (with their candidates), the forced ones of an
-// acrostic when the writer puts them in the context (the next call of
-// next_logits, or the end).
-class Streamer : public Predictor {
- public:
-  Streamer(Predictor& inner, const Tokenizer& tokenizer, std::size_t prompt,
-           const std::function<bool(const WrittenCharacter&)>& on_character, PagedEngine& engine,
-           PagedEngine::TextId text)
-      : inner_(inner),
-        tokenizer_(tokenizer),
-        prompt_(prompt),
-        on_character_(on_character),
-        engine_(engine),
-        text_(text),
-        start_(Clock::now()) {}
-
-  std::span<const float> next_logits(std::span<const TokenId> context) override {
-    forced(context);
-    return inner_.next_logits(context);
-  }
-  // The characters of `context` past what was streamed, before the next draw.
-  void forced(std::span<const TokenId> context) {
-    while (prompt_ + streamed_ < context.size()) emit(context[prompt_ + streamed_], nullptr);
-  }
-  // A drawn character, with the record of its step.
-  void drawn(const StepRecord& record) {
-    if (record.chosen == tokenizer_.newline()) {
-      result.ended = true;
-    } else {
-      emit(record.chosen, &record);
-    }
-  }
-  ServedPoem result;
-
- private:
-  void emit(TokenId id, const StepRecord* record) {
-    ++streamed_;
-    if (result.stopped) return;
-    WrittenCharacter c;
-    c.character = tokenizer_.character(id);
-    if (record != nullptr) {  // the five most likely, at the request's temperature
-      const std::vector<float>& p = record->before;
-      c.probability = p[static_cast<std::size_t>(id)];
-      c.top = most_likely(p, 5);  // lesson 01's
-    }
-    if (result.characters == 0)
-      result.first_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
-    ++result.characters;
-    if (!on_character_(c)) {
-      result.stopped = true;
-      engine_.cancel(text_);  // the next call throws Cancelled: the writer stops
-    }
-  }
-  Predictor& inner_;
-  const Tokenizer& tokenizer_;
-  std::size_t prompt_, streamed_ = 0;
-  const std::function<bool(const WrittenCharacter&)>& on_character_;
-  PagedEngine& engine_;
-  PagedEngine::TextId text_;
-  Clock::time_point start_;
-};
-
-// Writes `request` through `predictor`, as lessons 04, 05 and 07 do: its
-// RequestWriter, driven to its end.
-std::string write_request(Predictor& predictor, const Tokenizer& tokenizer,
-                          const PoemRequest& request, const StepReport& report) {
-  const std::unique_ptr<RequestWriter> writer = RequestWriter::make(tokenizer, request, report);
-  write_with(*writer, predictor);
-  return writer->poem();
+// A drawn character's probability and the five most likely (lesson 01's
+// most_likely), at the request's temperature before top-k and top-p, as
+// --trace shows a step (StepRecord::begin).
+void add_probabilities(WrittenCharacter& c, TokenId drawn, std::span<const float> logits,
+                       float temperature) {
+  StepRecord step;
+  step.begin(logits, temperature);
+  c.probability = step.before[static_cast<std::size_t>(drawn)];
+  c.top = most_likely(step.before, 5);
 }
 
+// What the engine's thread tells a request's thread: a character of choice
+// `choice`, or that choice's end. A drawn character comes with the logits it
+// was drawn from, for the request's thread to work out its probabilities.
+struct Event {
+  std::size_t choice = 0;
+  WrittenCharacter character;
+  TokenId token = 0;
+  std::vector<float> logits;  // (V) or empty: nothing left to work out
+  std::optional<TextEnd> end;
+};
+
+// A request's queue: the engine's thread pushes, the request's thread pops.
+class EventQueue {
+ public:
+  void push(Event event) {
+    {
+      const std::lock_guard lock(mutex_);
+      with_logits_ += !event.logits.empty();
+      events_.push_back(std::move(event));
+    }
+    ready_.notify_one();
+  }
+  Event pop() {
+    std::unique_lock lock(mutex_);
+    ready_.wait(lock, [&] { return !events_.empty(); });
+    Event event = std::move(events_.front());
+    events_.pop_front();
+    with_logits_ -= !event.logits.empty();
+    return event;
+  }
+  // Events waiting that carry their logits (28 KB each for our vocabulary).
+  std::size_t with_logits() const {
+    const std::lock_guard lock(mutex_);
+    return with_logits_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<Event> events_;
+  std::size_t with_logits_ = 0;
+};
+
+// A request's writer as the engine steps it: each character it writes goes to
+// the queue as it appears, those the writer puts there itself (an acrostic's
+// heads and punctuation) as they are, a drawn one with the logits it was drawn
+// from: its probabilities are worked out on the request's thread, so that the
+// engine's thread only draws. Only while the request's thread keeps up: with
+// kLogitsQueued such events waiting, the engine's thread works them out
+// itself, and a client that reads slowly costs no more memory than that. Its
+// newline ends the poem and is not sent.
+class StreamedWriter : public Writer {
+ public:
+  static constexpr std::size_t kLogitsQueued = 4;
+
+  StreamedWriter(const Tokenizer& tokenizer, const PoemRequest& request, std::size_t choice,
+                 EventQueue& queue)
+      : tokenizer_(tokenizer),
+        heads_(!request.heads.empty()),
+        temperature_(request.settings.temperature),
+        choice_(choice),
+        queue_(queue),
+        writer_(RequestWriter::make(tokenizer, request)),
+        seen_(writer_->prompt_positions()) {
+    forced();  // an acrostic's first head
+  }
+  std::span<const TokenId> context() const override { return writer_->context(); }
+  void take(std::span<const float> logits) override {
+    writer_->take(logits);
+    const TokenId drawn = writer_->context()[seen_++];  // the first new position
+    if (drawn == tokenizer_.newline()) {
+      newline_ = true;
+    } else {
+      Event e{choice_, {tokenizer_.character(drawn), -1, {}}, drawn, {}, std::nullopt};
+      if (queue_.with_logits() < kLogitsQueued) {
+        e.logits.assign(logits.begin(), logits.end());
+      } else {
+        add_probabilities(e.character, drawn, logits, temperature_);
+      }
+      queue_.push(std::move(e));
+    }
+    forced();
+  }
+  bool done() const override { return writer_->done(); }
+  std::string poem() const { return writer_->poem(); }
+  // It ended as a poem ends (its newline, an acrostic's last line), not cut short.
+  bool ended() const { return newline_ || (heads_ && writer_->done()); }
+  float temperature() const { return temperature_; }
+
+ private:
+  void forced() {
+    const std::span<const TokenId> context = writer_->context();
+    for (; seen_ < context.size(); ++seen_) {
+      const TokenId id = context[seen_];
+      queue_.push({choice_, {tokenizer_.character(id), -1, {}}, id, {}, std::nullopt});
+    }
+  }
+  const Tokenizer& tokenizer_;
+  bool heads_, newline_ = false;
+  float temperature_;
+  std::size_t choice_;
+  EventQueue& queue_;
+  std::unique_ptr<RequestWriter> writer_;
+  std::size_t seen_;  // positions of the context sent, or the prompt's
+};
+
 }  // namespace
+
+std::vector<ServedPoem> serve_poems(
+    PagedEngine& engine, std::span<const PagedEngine::TextId> texts,
+    std::span<const PoemRequest> requests,
+    const std::function<bool(std::size_t, const WrittenCharacter&)>& on_character) {
+  const Tokenizer& tokenizer = engine.model().tokenizer();
+  const Clock::time_point start = Clock::now();
+  const auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  EventQueue queue;
+  std::vector<std::unique_ptr<StreamedWriter>> writers;  // (n)
+  for (std::size_t i = 0; i < requests.size(); ++i)
+    writers.push_back(std::make_unique<StreamedWriter>(tokenizer, requests[i], i, queue));
+  std::vector<ServedPoem> served(requests.size());
+  std::size_t running = 0;  // started, not ended: their writers and the queue must stay
+  try {
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      engine.start(texts[i], *writers[i], [&queue, i](const TextEnd& how) {
+        queue.push({i, {}, 0, {}, how});
+      });
+      ++running;
+    }
+    while (running > 0) {
+      Event e = queue.pop();
+      ServedPoem& s = served[e.choice];
+      if (e.end) {
+        --running;
+        s.seconds = seconds();
+        s.predicted = e.end->predicted;
+        s.failure = e.end->failure;
+        s.stopped = s.stopped || e.end->cancelled || e.end->failure;
+      } else if (!s.stopped) {
+        if (s.characters == 0) s.first_seconds = seconds();
+        ++s.characters;
+        if (!e.logits.empty())
+          add_probabilities(e.character, e.token, e.logits, writers[e.choice]->temperature());
+        if (!on_character(e.choice, e.character)) {
+          s.stopped = true;
+          engine.cancel(texts[e.choice]);
+        }
+      }
+    }
+  } catch (...) {  // every started text ends before its writer goes
+    for (const PagedEngine::TextId text : texts) engine.cancel(text);
+    while (running > 0) running -= queue.pop().end.has_value();
+    throw;
+  }
+  for (std::size_t i = 0; i < served.size(); ++i) {
+    served[i].poem = writers[i]->poem();
+    served[i].ended = !served[i].failure && writers[i]->ended();
+  }
+  return served;
+}
 
 ServedPoem serve_poem(PagedEngine& engine, const PoemRequest& request,
                       const std::function<bool(const WrittenCharacter&)>& on_character) {
@@ -103,34 +202,18 @@ ServedPoem serve_poem(PagedEngine& engine, const PoemRequest& request,
     PagedEngine::TextId text;
     ~Closer() { engine.close(text); }
   } closer{engine, *text};
-  return serve_poem(engine, *text, request, on_character);
-}
-
-ServedPoem serve_poem(PagedEngine& engine, PagedEngine::TextId id, const PoemRequest& request,
-                      const std::function<bool(const WrittenCharacter&)>& on_character) {
-  const Tokenizer& tokenizer = engine.model().tokenizer();
-  const std::size_t prompt = tokenizer.encode("\n" + request.opening).size();
-  EnginePredictor through_engine(engine, id);
-  Streamer streamer(through_engine, tokenizer, prompt, on_character, engine, id);
-  const StepReport report = [&](std::size_t, const StepRecord& record) { streamer.drawn(record); };
-  const Clock::time_point start = Clock::now();
-  try {
-    streamer.result.poem = write_request(streamer, tokenizer, request, report);
-    // an acrostic's last "。" goes into the context after the last call
-    const std::vector<TokenId> whole = tokenizer.encode("\n" + streamer.result.poem);
-    streamer.forced(whole);
-    if (!request.heads.empty()) streamer.result.ended = true;
-  } catch (const Cancelled&) {
-    streamer.result.stopped = true;
-  }
-  streamer.result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  if (const auto predicted = engine.predicted(id)) streamer.result.predicted = *predicted;
-  return streamer.result;
+  ServedPoem served = std::move(
+      serve_poems(engine, {&*text, 1}, {&request, 1},
+                  [&](std::size_t, const WrittenCharacter& c) { return on_character(c); })[0]);
+  if (served.failure) std::rethrow_exception(served.failure);
+  return served;
 }
 
 std::string write_alone(const GPT& model, const PoemRequest& request) {
   CachedPredictor<> predictor(model);
-  return write_request(predictor, model.tokenizer(), request, {});
+  const std::unique_ptr<RequestWriter> writer = RequestWriter::make(model.tokenizer(), request);
+  write_with(*writer, predictor);
+  return writer->poem();
 }
 
 }  // namespace tang

@@ -1,18 +1,21 @@
-// poem_service.hpp: one request, written through the engine.
+// poem_service.hpp: requests written through the engine, each to its caller.
 //
-// A request is written by the lessons' own code on the caller's thread:
-// lesson 04's write_poem after an opening, or lesson 05's write_acrostic for
-// heads, with lesson 03's sampler and Rng(seed), through an EnginePredictor.
-// So a served poem is the poem lesson 06 writes with the same seed and
-// settings, character for character, whatever else is in the batch (tested).
-// Each character is handed to `on_character` as it is written, with the five
-// most likely candidates it was drawn from (the forced characters of an
-// acrostic have none); returning false stops the poem (the client went away)
-// and its blocks go back to the pool.
+// A request is written by the lessons' own code: its RequestWriter
+// (request_writer.hpp: lesson 04's poem after an opening, lesson 05's acrostic
+// for heads, lesson 07's verse for a form), with lesson 03's sampler and
+// Rng(seed), stepped by the engine on its thread. So a served poem is the poem
+// lesson 06 writes with the same seed and settings, character for character,
+// whatever else is in the batch (tested). Each character goes to the request's
+// queue as it is written; the caller's thread takes it from there and hands it
+// to `on_character`, with the five most likely candidates it was drawn from
+// (the forced characters of an acrostic have none). Returning false stops the
+// poem (the client went away) and its blocks go back to the pool.
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <functional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -39,7 +42,8 @@ struct ServedPoem {
   double seconds = 0;          // from the call to the end
   bool stopped = false;        // on_character said stop, or the engine was cancelled
   bool ended = false;  // it ended (its newline, the acrostic's last line), not cut at max_chars
-  PredictedTimes predicted;  // by the cost model, when the engine has one
+  PredictedTimes predicted;    // by the cost model, when the engine has one
+  std::exception_ptr failure;  // what the engine threw writing it (serve_poem rethrows it)
 };
 
 // Thrown when the engine takes no more texts: the server answers 503.
@@ -47,14 +51,20 @@ struct EngineBusy : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Writes `request` through `engine` on this thread. Throws EngineBusy, or
-// UserError for a request with a problem.
+// Writes `request` through `engine`, its characters handed to `on_character`
+// on this thread. Throws EngineBusy, UserError for a request with a problem,
+// or what the engine threw writing it.
 ServedPoem serve_poem(PagedEngine& engine, const PoemRequest& request,
                       const std::function<bool(const WrittenCharacter&)>& on_character);
 
-// The same for a text the caller opened (engine.open()) and closes.
-ServedPoem serve_poem(PagedEngine& engine, PagedEngine::TextId text, const PoemRequest& request,
-                      const std::function<bool(const WrittenCharacter&)>& on_character);
+// Writes requests[i] through engine text texts[i] (opened by the caller, who
+// closes them), all at once, each character handed to on_character(i, c) on
+// this thread; false stops that poem only. A poem the engine failed on carries
+// its failure. The requests passed request_problem.
+std::vector<ServedPoem> serve_poems(
+    PagedEngine& engine, std::span<const PagedEngine::TextId> texts,
+    std::span<const PoemRequest> requests,
+    const std::function<bool(std::size_t, const WrittenCharacter&)>& on_character);
 
 // The same poem without the engine: lesson 06's cached predictor, alone.
 std::string write_alone(const GPT& model, const PoemRequest& request);

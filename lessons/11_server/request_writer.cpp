@@ -20,6 +20,7 @@ class OpeningWriter : public RequestWriter {
         opening_(r.opening),
         rng_(r.seed),
         context_(tokenizer.encode("\n" + r.opening)),
+        prompt_(context_.size()),
         drawn_(context_, sampling_picker(r.settings), rng_, r.max_chars, tokenizer.newline(),
                report) {}
   std::span<const TokenId> context() const override { return drawn_.context(); }
@@ -28,12 +29,14 @@ class OpeningWriter : public RequestWriter {
   OpeningWriter(const OpeningWriter&) = delete;  // its writer points into it
   OpeningWriter& operator=(const OpeningWriter&) = delete;
   std::string poem() const override { return poem_text(tokenizer_, opening_, drawn_.written()); }
+  std::size_t prompt_positions() const override { return prompt_; }
 
  private:
   const Tokenizer& tokenizer_;
   std::string opening_;
   Rng rng_;
   std::vector<TokenId> context_;
+  std::size_t prompt_;
   SampledWriter drawn_;  // last: it points at the members above
 };
 

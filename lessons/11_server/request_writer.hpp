@@ -26,6 +26,9 @@ class RequestWriter : public Writer {
   // The poem so far: the opening (or the heads) and what was written, without
   // its newline.
   virtual std::string poem() const = 0;
+  // Positions of the context that are the request's own ("\n" and its opening):
+  // the rest was written.
+  virtual std::size_t prompt_positions() const { return 1; }
 };
 
 }  // namespace tang

@@ -202,9 +202,10 @@ int main(int argc, char** argv) {
     std::cout << "serve_bench: " << requests
               << " streamed requests a row over HTTP, to poem_server in this process; the\n"
                  "cost model's predictions from this machine's profile.\n\n"
-                 "What a step costs besides the model (the writers' draws, the hand-offs, the "
-                 "events sent and read),\nmeasured over HTTP with our vocabulary on one layer 4 "
-                 "wide, its forward passes taken out:\n ";
+                 "What a step costs besides the model (the draws, the characters handed to each "
+                 "request's queue,\nthe events sent and read), measured over HTTP with our "
+                 "vocabulary on one layer 4 "
+                 "wide, its forward\npasses taken out:\n ";
     for (const auto& [texts, ms] : overhead.ms_at) std::printf(" %.1f texts %.3f ms;", texts, ms);
     std::cout << "\n";
     // the requests: mixed openings; one shared opening; the same without taking it from the pool

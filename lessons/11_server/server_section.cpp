@@ -101,9 +101,9 @@ struct ServedCost {
 void show_clients(LessonContext& c, const ServerOptions& o, const ServedCost& cost) {
   const std::vector<PoemRequest> requests =
       lesson_requests(c, mixed_requests(o.requests, c.options.seed));
-  c.out << "\n  What a step costs besides the model (the writers' draws, the hand-offs between "
-           "threads), measured\n  with our vocabulary on one layer 4 wide, its forward passes "
-           "taken out (step_overhead.hpp):\n   ";
+  c.out << "\n  What a step costs besides the model (the draws, the characters handed to each "
+           "request's queue),\n  measured with our vocabulary on one layer 4 wide, its forward "
+           "passes taken out (step_overhead.hpp):\n   ";
   for (const auto& [texts, ms] : cost.overhead.ms_at)
     c.out << " " << fixed(texts, 1) << " texts " << fixed(ms, 3) << " ms;";
   c.out << "\n\n  " << requests.size() << " requests (openings and acrostics, T "

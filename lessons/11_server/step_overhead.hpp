@@ -1,11 +1,12 @@
 // step_overhead.hpp: what a served step costs besides the model, measured.
 //
 // Lesson 06's cost model predicts a step's forward pass. A server pays more for
-// every step: the step thread wakes each text's writer; each writer draws its
-// character with lesson 03's sampler (keeping the record the streamed top 5
-// come from), hands the character to its client and calls again; the step
-// thread waits for the last of them. On our small model that costs about as
-// much as the forward pass itself, and none of it depends on the model's size.
+// every step: after the forward pass the engine's loop hands each text's row
+// to its writer, which draws its character with lesson 03's sampler, and the
+// character goes to its request's queue (with the logits it was drawn from,
+// for the request's thread to work out the five candidates a client sees);
+// over HTTP the request threads' events and sockets share the cores with it.
+// None of it depends on the model's size.
 // So it is measured once, with a model that costs almost nothing (ours with
 // one layer 4 wide: the same vocabulary, so the same draws) and its forward
 // passes taken out:
