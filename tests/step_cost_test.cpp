@@ -118,6 +118,21 @@ TEST(MachineProfile, IsMeasuredAndWrittenWhenMissingAndReadAfterwards) {
   EXPECT_EQ(notes, 1) << "the second call reads the file";
   EXPECT_EQ(read.read_gb_per_s.size(), measured.read_gb_per_s.size());
 
+  // A loop the file lacks is measured and added; what the file had is kept as it was.
+  tang::LoopToMeasure other = tang::plain_fp32_loop();
+  other.name = "another loop";
+  const tang::LoopToMeasure both[] = {tang::plain_fp32_loop(), other};
+  std::vector<std::string> told;
+  const MachineProfile added = tang::load_or_measure_profile(
+      path, both, [&](const std::string& note) { told.push_back(note); });
+  ASSERT_EQ(told.size(), 1u);
+  EXPECT_NE(told[0].find("\"another loop\""), std::string::npos) << told[0];
+  EXPECT_TRUE(added.has_loop("another loop"));
+  EXPECT_EQ(added.loop_gflops.at("fp32 plain"), read.loop_gflops.at("fp32 plain"));
+  EXPECT_EQ(added.read_gb_per_s, read.read_gb_per_s);
+  EXPECT_TRUE(tang::load_or_measure_profile(path, both, note).has_loop("another loop"));
+  EXPECT_EQ(notes, 1) << "both loops are in the file now";
+
   // Where it cannot be kept, it is measured, used and not kept, with a note saying so.
   std::vector<std::string> said;
   const MachineProfile unkept =

@@ -190,17 +190,22 @@ LoopToMeasure plain_fp32_loop() {
           }};
 }
 
-MachineProfile measure_machine_profile(std::span<const LoopToMeasure> loops) {
-  MachineProfile p;
-  for (std::size_t kb = 16; kb <= 256 * 1024; kb *= 2)
-    p.read_gb_per_s.emplace_back(kb * 1024, measure_read_gb_per_s(kb * 1024));
+void measure_loops(MachineProfile& p, std::span<const LoopToMeasure> loops) {
   for (const LoopToMeasure& loop : loops) {
     std::vector<LoopRate>& rates = p.loop_gflops[loop.name];
+    rates.clear();
     for (std::size_t cols : kProfileWidths) {
       const MatmulLoop run = loop.make(kProfileRows, cols);
       for (std::size_t B : kProfileBatches) rates.push_back({cols, B, measure_loop(run, cols, B)});
     }
   }
+}
+
+MachineProfile measure_machine_profile(std::span<const LoopToMeasure> loops) {
+  MachineProfile p;
+  for (std::size_t kb = 16; kb <= 256 * 1024; kb *= 2)
+    p.read_gb_per_s.emplace_back(kb * 1024, measure_read_gb_per_s(kb * 1024));
+  measure_loops(p, loops);
   p.attention_ns = measure_attention_ns();
   p.gelu_ns = measure_gelu_ns();
   p.layernorm_ns = measure_layernorm_ns();
@@ -306,16 +311,24 @@ void check_profile_file(const std::string& path) {
 MachineProfile load_or_measure_profile(const std::string& path,
                                        std::span<const LoopToMeasure> loops,
                                        const std::function<void(const std::string&)>& note) {
-  std::string why = "none at " + path;
+  MachineProfile p;
   if (const auto text = read_profile_file(path)) {
-    MachineProfile p = parse_profile(*text, path);
-    const auto missing = std::find_if(loops.begin(), loops.end(),
-                                      [&](const LoopToMeasure& l) { return !p.has_loop(l.name); });
-    if (missing == loops.end()) return p;
-    why = path + " has no \"" + missing->name + "\" loop";
+    p = parse_profile(*text, path);
+    std::vector<LoopToMeasure> missing;  // measured now and added: the rest is kept
+    std::string names;
+    for (const LoopToMeasure& l : loops) {
+      if (p.has_loop(l.name)) continue;
+      missing.push_back(l);
+      names += (names.empty() ? "\"" : ", \"") + l.name + "\"";
+    }
+    if (missing.empty()) return p;
+    note("measuring the " + names + " loop" + (missing.size() > 1 ? "s" : "") + " (" + path +
+         " has no such loop; a few seconds)");
+    measure_loops(p, missing);
+  } else {
+    note("measuring this machine (none at " + path + "; a few seconds)");
+    p = measure_machine_profile(loops);
   }
-  note("measuring this machine (" + why + "; a few seconds)");
-  MachineProfile p = measure_machine_profile(loops);
   try {
     write_file_atomically(path, profile_text(p));
   } catch (const UserError& e) {  // a full disk or a read-only folder: measure again next time

@@ -78,6 +78,9 @@ LoopToMeasure plain_fp32_loop();
 // width and batch size, attention, GELU, LayerNorm and sampling. One thread;
 // a few seconds a loop.
 MachineProfile measure_machine_profile(std::span<const LoopToMeasure> loops);
+// Measures `loops` at every width and batch size into `p` (replacing any rates
+// of the same names).
+void measure_loops(MachineProfile& p, std::span<const LoopToMeasure> loops);
 
 // The profile as text (one measurement a line) and back. parse_profile throws
 // UserError naming the line it cannot read.
@@ -97,8 +100,9 @@ std::string default_profile_path();
 // when it is broken: the lessons call it before they print anything.
 void check_profile_file(const std::string& path);
 
-// The profile at `path`, if it holds every loop of `loops`; otherwise (missing,
-// or lacking a loop) measured now and written there (atomically), telling `note`
+// The profile at `path`, if it holds every loop of `loops`; a profile lacking
+// some of them gets those measured now and added (the rest kept), a missing one
+// is measured whole; either is written there (atomically), telling `note`
 // first. A file there that is not a profile is refused (UserError), never replaced;
 // a profile that cannot be written (a full disk) is used all the same, with a note.
 MachineProfile load_or_measure_profile(const std::string& path,
