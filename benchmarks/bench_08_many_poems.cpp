@@ -19,6 +19,10 @@
 //                                      random input rows: what the format buys on the products
 //                                      alone. Counted per row (rows_per_s, step_us, x_floor per
 //                                      row), with predicted_rows_per_s
+//   lesson08/step_matmul/tuned|exact/fp32/N:n   the same 17 products on the model's fp32
+//                                      weights through fast::matmul_forward (tuned: fused
+//                                      multiply-adds, other bits) and fast::exact_matmul (exact:
+//                                      the plain loop's own sums, six rows a weight read)
 //   lesson08/step/plain/FORMAT/B:N     one batched step (the cached forward and one draw a
 //                                      text) of N = 1 .. 32 texts whose caches hold 64
 //                                      positions, on our model: part 1's step without the
@@ -86,25 +90,31 @@ const StoredWeights& stored(WeightFormat format) {
   return *w;
 }
 
-// The tuned products of a decoding step (fast::matmul_forward: few_rows_matmul
-// up to 32 rows), measured into the same profile as the lesson's loops.
-constexpr const char* kTunedFp32Loop = "fp32 tuned";
-LoopToMeasure tuned_fp32_loop() {
-  return {kTunedFp32Loop, [](std::size_t rows, std::size_t cols) -> MatmulLoop {
+// A product under the hood on the model's fp32 weights, measured into the same profile
+// as the lesson's loops: `product` is fast::matmul_forward's signature.
+using Fp32Product = void (*)(float*, const float*, const float*, const float*, std::size_t,
+                             std::size_t, std::size_t);
+LoopToMeasure fp32_loop(const char* name, Fp32Product product) {
+  return {name, [product](std::size_t rows, std::size_t cols) -> MatmulLoop {
             auto weights = std::make_shared<std::vector<float>>(rows * cols);
             Rng rng(7);
             for (float& w : *weights) w = rng.uniform() - 0.5f;
-            return [weights, rows, cols](float* out, const float* in, std::size_t B) {
-              fast::matmul_forward(out, in, weights->data(), nullptr, B, cols, rows);
+            return [weights, rows, cols, product](float* out, const float* in, std::size_t B) {
+              product(out, in, weights->data(), nullptr, B, cols, rows);
             };
           }};
 }
+// The tuned products of a decoding step (fast::matmul_forward: few_rows_matmul up to 32
+// rows), and fast::exact_matmul (the plain loop's own sums, six rows a weight read).
+constexpr const char* kTunedFp32Loop = "fp32 tuned";
+constexpr const char* kExactFp32Loop = "fp32 exact";
 
-// This machine's profile, as the lesson reads it (and the tuned loop).
+// This machine's profile, as the lesson reads it (and the tuned and exact loops).
 const MachineProfile& profile() {
   static const MachineProfile p = [] {
     std::vector<LoopToMeasure> loops = lesson_loops();
-    loops.push_back(tuned_fp32_loop());
+    loops.push_back(fp32_loop(kTunedFp32Loop, fast::matmul_forward));
+    loops.push_back(fp32_loop(kExactFp32Loop, fast::exact_matmul));
     return load_or_measure_profile(default_profile_path(), loops, [](const std::string&) {});
   }();
   return p;
@@ -251,6 +261,39 @@ void BM_step_matmul(benchmark::State& state, WeightFormat format) {
   state.counters["predicted_rows_per_s"] = 1e3 * static_cast<double>(N) / predicted_ms;
 }
 
+// The same 17 products on the model's fp32 weights under the hood: fast::matmul_forward
+// (tuned: few_rows_matmul's fused multiply-adds, other bits) or fast::exact_matmul (exact:
+// the plain loop's sums, bit for bit, six rows a weight read).
+template <class Matrix>
+void BM_step_matmul_fast(benchmark::State& state, const char* loop) {
+  const GPT& model = bench::course_model();
+  const ModelMatrices<Matrix> m(model);
+  const std::size_t C = model.config().n_embd, V = model.config().vocab_size;
+  const auto N = static_cast<std::size_t>(state.range(0));
+  std::vector<float> in(N * 4 * C), out(N * V);  // (N, widest input), (N, widest output)
+  Rng rng(11);
+  for (float& x : in) x = rng.normal();
+  bench::StepClock clock(state);
+  for (auto _ : state) {
+    for (std::size_t l = 0; l < model.config().n_layer; ++l) {
+      const auto layer = m.layer(l);
+      const LayerWeights& lw = model.weights().layers[l];
+      layer.qkv.matmul(out.data(), in.data(), lw.qkv_b, N);
+      layer.attn_proj.matmul(out.data(), in.data(), lw.attn_proj_b, N);
+      layer.fc.matmul(out.data(), in.data(), lw.fc_b, N);
+      layer.fc_proj.matmul(out.data(), in.data(), lw.fc_proj_b, N);
+    }
+    m.output.matmul(out.data(), in.data(), nullptr, N);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  clock.finish(state, static_cast<double>(N), "rows_per_s");
+  const StepWork work{N, N, 0, 0};
+  const double predicted_ms =
+      predict_step(model.config(), work, profile(), loop, sizeof(float)).matrices_ms();
+  state.counters["predicted_rows_per_s"] = 1e3 * static_cast<double>(N) / predicted_ms;
+}
+
 void BM_shared_opening(benchmark::State& state, bool once) {
   const GPT& model = bench::course_model();
   const GPTConfig& cfg = model.config();
@@ -305,6 +348,14 @@ void register_lesson() {
         ->Arg(32)
         ->UseRealTime()
         ->Unit(benchmark::kMicrosecond);
+  }
+  for (const bool exact : {false, true}) {
+    auto* row = exact
+                    ? bench::register_row("lesson08/step_matmul/exact/fp32",
+                                          BM_step_matmul_fast<fast::ExactMatrix>, kExactFp32Loop)
+                    : bench::register_row("lesson08/step_matmul/tuned/fp32",
+                                          BM_step_matmul_fast<bench::TunedMatrix>, kTunedFp32Loop);
+    row->ArgName("N")->Arg(1)->Arg(16)->Arg(32)->UseRealTime()->Unit(benchmark::kMicrosecond);
   }
   register_batches("lesson08/big", BM_step_on_big);
   register_batches("lesson08/step", BM_step_on_ours);

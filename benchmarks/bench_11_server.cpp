@@ -4,17 +4,13 @@
 //   lesson11/paged_step/plain/B:b     one batched step of b texts whose caches
 //                                     hold 63 positions each, through their block
 //                                     tables (paged_forward.hpp), the blocks of the
-//                                     texts interleaved in one pool, the products
-//                                     the lesson's plain loop: the forward pass of
-//                                     the engine's step, nothing else
-//   lesson11/paged_step/exact/B:b     the same with the engine's own products,
-//                                     fast::exact_matmul (the plain loop's sums,
-//                                     several texts a weight read): the same logits
+//                                     texts interleaved in one pool: the forward pass
+//                                     of the engine's step, nothing else
 //   lesson11/paged_step_cold/plain/B:b  the same step after 64 MB were swept through
 //                                     the caches (outside the clock): its weights and
 //                                     cache come from main memory, as far colder as a
 //                                     step can find them
-//   lesson11/engine/exact/clients:b   the engine itself: b writers at once, each
+//   lesson11/engine/plain/clients:b   the engine itself: b writers at once, each
 //                                     writing 24 characters after an empty opening
 //                                     (T 0.8, top-k 20, each its seed) through
 //                                     serve_poem, in-process; per character served
@@ -27,7 +23,6 @@
 // predicted_chars_per_s (and forward_us_predicted).
 #include <string>
 #include <thread>
-#include <type_traits>
 #include <vector>
 
 #include "06_kvcache/machine_profile.hpp"
@@ -36,19 +31,12 @@
 #include "11_server/paged_forward.hpp"
 #include "11_server/step_overhead.hpp"
 #include "bench_common.hpp"
-#include "fast/fast.hpp"
+#include "bench_profile.hpp"
 
 namespace {
 
 using namespace tang;
 
-// The profile with the engine's loop (step_overhead.hpp), read once.
-const MachineProfile& engine_profile_once() {
-  static const MachineProfile p = engine_profile([](const std::string&) {});
-  return p;
-}
-
-template <class Matrices>
 void BM_paged_step(benchmark::State& state, std::size_t B, bool cold) {
   const GPT& model = bench::course_model();
   const GPTConfig& config = model.config();
@@ -64,7 +52,7 @@ void BM_paged_step(benchmark::State& state, std::size_t B, bool cold) {
     const std::vector<TokenId> poem = bench::ids(model, bench::kChuSai);
     opening.insert(opening.end(), poem.begin(), poem.end());
   }
-  const Matrices m(model);
+  const ModelMatrices<> m(model);
   Activations acts = step_activations(config, std::max<std::size_t>(B, cached));
   std::vector<PagedText*> pointers;
   for (PagedText& t : texts) {  // fill each cache with its 63 positions
@@ -104,10 +92,7 @@ void BM_paged_step(benchmark::State& state, std::size_t B, bool cold) {
   StepWork work = batch_step(B, cached);
   work.draws = 0;
   state.counters["predicted_steps_per_s"] =
-      1e3 / (std::is_same_v<Matrices, ModelMatrices<>>
-                 ? predict_plain_step(config, work, engine_profile_once())
-                 : predict_step(config, work, engine_profile_once(), kExactFp32Loop, sizeof(float)))
-                .total_ms();
+      1e3 / predict_plain_step(config, work, bench::plain_loop_profile()).total_ms();
 }
 
 // The engine's step overhead, measured once (as lesson 11's section does).
@@ -121,7 +106,7 @@ void BM_engine(benchmark::State& state, std::size_t clients) {
   std::vector<PoemRequest> requests(clients);
   for (std::size_t i = 0; i < clients; ++i) requests[i].seed = 42 + i, requests[i].max_chars = 24;
   EngineOptions options;
-  predict_served_steps(options, model.config(), engine_profile_once(), overhead());
+  predict_served_steps(options, model.config(), bench::plain_loop_profile(), overhead());
   double seconds = 0, predicted = 0, characters = 0, steps = 0, forward = 0, predicted_forward = 0;
   for (auto _ : state) {
     PagedEngine engine(model, options);
@@ -147,16 +132,12 @@ void register_lesson() {
     for (const bool cold : {false, true}) {
       auto* row = bench::register_row("lesson11/paged_step" + std::string(cold ? "_cold" : "") +
                                           "/plain/B:" + std::to_string(B),
-                                      BM_paged_step<ModelMatrices<>>, B, cold);
+                                      BM_paged_step, B, cold);
       (cold ? row->UseManualTime() : row->UseRealTime())->Unit(benchmark::kMicrosecond);
     }
-    bench::register_row("lesson11/paged_step/exact/B:" + std::to_string(B),
-                        BM_paged_step<ModelMatrices<fast::ExactMatrix>>, B, false)
-        ->UseRealTime()
-        ->Unit(benchmark::kMicrosecond);
   }
   for (const std::size_t clients : {1, 4, 16, 64}) {
-    bench::register_row("lesson11/engine/exact/clients:" + std::to_string(clients), BM_engine,
+    bench::register_row("lesson11/engine/plain/clients:" + std::to_string(clients), BM_engine,
                         clients)
         ->UseRealTime()
         ->Unit(benchmark::kMillisecond);

@@ -9,8 +9,8 @@
 //              threads, each calling single-threaded BLAS (matmul.cpp); a
 //              batched decoding step's few rows in a loop of our own
 //              (few_rows_matmul.cpp), one row in the lesson's ops::matmul_forward;
-//              and the lesson's own sums, bit for bit, several rows a weight
-//              read (exact_matmul.cpp)
+//              and the lesson's own sums, bit for bit, six rows a weight read
+//              (exact_matmul.cpp: no faster here, kept for the comparison)
 //   attention  the batched training attention as BLAS matrix products, with
 //              its backward pass (attention.cpp)
 //   layernorm  rows over OpenMP threads
@@ -40,8 +40,9 @@ void few_rows_matmul(float* out, const float* inp, const float* weight, const fl
                      std::size_t N, std::size_t IC, std::size_t OC);
 // ops::matmul_forward's own outputs, bit for bit (every output summed in the
 // plain loop's lanes and order, no fused multiply-add), with each weight read
-// once for up to six input rows (exact_matmul.cpp): where a text must stay the
-// lesson's (lesson 11's engine) and the batch must still pay.
+// once for six input rows (exact_matmul.cpp). Measured no faster than the plain
+// loop on a decoding step here (lesson 11's page): the comparison rows of
+// bench_08_many_poems use it.
 void exact_matmul(float* out, const float* inp, const float* weight, const float* bias,
                   std::size_t N, std::size_t IC, std::size_t OC);
 // A weight matrix (rows x cols) multiplied by exact_matmul: lesson 06's cached

@@ -7,7 +7,6 @@
 
 #include "06_kvcache/kv_cache.hpp"  // step_activations, ModelMatrices
 #include "11_server/prefix_reuse.hpp"
-#include "fast/fast.hpp"  // ExactMatrix: the lesson's products, several rows a weight read
 
 namespace tang {
 
@@ -165,41 +164,35 @@ EngineStats PagedEngine::stats() const {
 // lock), count, end the texts that are done, cancelled or failed.
 void PagedEngine::run() {
   std::unique_lock lock(mutex_);
-  const auto has_work = [&] {
-    return quitting_ || std::any_of(texts_.begin(), texts_.end(),
-                                    [](const auto& t) { return t.second->writer; });
+  const auto writing = [&] {
+    return std::any_of(texts_.begin(), texts_.end(),
+                       [](const auto& t) { return t.second->writer; });
   };
   while (true) {
-    work_.wait(lock, has_work);
+    work_.wait(lock, [&] { return quitting_ || writing(); });
     if (quitting_) break;
-    Plan plan;
-    try {
-      plan = schedule();
-    } catch (...) {  // e.g. exercise 11b not written yet: the waiting texts get it, and end
-      for (auto& [id, t] : texts_)
-        if (t->waiting()) t->failure = std::current_exception();
-    }
+    Plan plan = schedule();
     if (!plan.empty()) {
       lock.unlock();
       step(plan);
       lock.lock();
       finish_step(plan);
     }
-    const std::vector<Ending> endings = collect_ended();
-    pool_counts_ = pool_.counts();
-    counters_.most_blocks_in_use = std::max(counters_.most_blocks_in_use, pool_counts_.in_use);
-    if (plan.empty() && endings.empty()) {  // every waiting text waits for room
+    const std::vector<Ending> ended = collect_ended();
+    if (plan.empty() && ended.empty())  // every waiting text waits for room
       work_.wait_for(lock, std::chrono::milliseconds(1));
-      continue;
-    }
-    lock.unlock();
-    for (const auto& [on_end, how] : endings) on_end(how);
-    lock.lock();
+    tell(lock, ended);
   }
-  for (auto& [id, t] : texts_) t->cancelled = true;
-  const std::vector<Ending> endings = collect_ended();
+  for (auto& [id, t] : texts_) t->cancelled = true;  // the engine stops: every text ends
+  tell(lock, collect_ended());
+}
+
+// Calls the ended texts' on_end, without the lock (they may call the engine).
+void PagedEngine::tell(std::unique_lock<std::mutex>& lock, const std::vector<Ending>& ended) {
+  if (ended.empty()) return;
   lock.unlock();
-  for (const auto& [on_end, how] : endings) on_end(how);
+  for (const auto& [on_end, how] : ended) on_end(how);
+  lock.lock();
 }
 
 // Which texts this step serves, and what it will cost. Under the lock; the
@@ -237,7 +230,14 @@ PagedEngine::Plan PagedEngine::schedule() {
       std::count_if(texts_.begin(), texts_.end(), [](const auto& t) { return t.second->started; }));
   for (Text* t : openings) {
     if (!t->started && running >= options_.max_batch) continue;  // it waits for one to end
-    if (!t->started && t->paged.length() == 0 && options_.reuse_prefixes) take_opening(*t);
+    if (!t->started && t->paged.length() == 0 && options_.reuse_prefixes) {
+      try {
+        take_opening(*t);
+      } catch (...) {  // e.g. exercise 11b not written yet: this text gets it, and ends
+        t->failure = std::current_exception();
+        continue;
+      }
+    }
     const std::size_t left = t->window.size() - t->paged.length();
     if (options_.reuse_prefixes && t->paged.length() == 0 && same_first_block(t)) continue;
     if (left > 1 && budget == 0) continue;
@@ -349,7 +349,7 @@ void PagedEngine::step(Plan& plan) {
     plan.fail(std::current_exception());
     return;
   }
-  const ModelMatrices<fast::ExactMatrix> m(model_);  // the model's own floats, lesson 06's sums
+  const ModelMatrices<> m(model_);  // a view of the model's own floats
   const std::size_t V = model_.config().vocab_size;
   const auto forward = [&](std::span<const TokenId> tokens, std::span<PagedText* const> texts) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -435,6 +435,8 @@ std::vector<PagedEngine::Ending> PagedEngine::collect_ended() {
     }
     it = t.closed && t.writer == nullptr ? texts_.erase(it) : std::next(it);
   }
+  pool_counts_ = pool_.counts();
+  counters_.most_blocks_in_use = std::max(counters_.most_blocks_in_use, pool_counts_.in_use);
   return endings;
 }
 

@@ -146,7 +146,8 @@ class PagedEngine {
   Plan schedule();                      // under the lock
   void step(Plan& plan);                // without it
   void finish_step(Plan& plan);         // under it
-  std::vector<Ending> collect_ended();  // under it
+  std::vector<Ending> collect_ended();  // under it; also counts the pool
+  void tell(std::unique_lock<std::mutex>& lock, const std::vector<Ending>& ended);
   bool make_room(Text& text, std::size_t positions);
   void take_opening(Text& text);
   void preempt(Text& victim);

@@ -173,7 +173,8 @@ int main(int argc, char** argv) {
     const GPT model = load_checkpoint(checkpoint);
     require_multi_head(model.config(), "lesson 11's paged cache");
     const MachineProfile profile =
-        engine_profile([](const std::string& note) { std::cout << "(" << note << ")\n"; });
+        load_or_measure_profile(default_profile_path(), std::vector{plain_fp32_loop()},
+                                [](const std::string& note) { std::cout << "(" << note << ")\n"; });
     ServerSettings settings;
     settings.port = 0;
     settings.web_dir = TANG_WEB_DIR;

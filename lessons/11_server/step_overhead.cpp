@@ -1,13 +1,9 @@
 #include "11_server/step_overhead.hpp"
 
 #include <algorithm>
-#include <memory>
-#include <vector>
 
 #include "06_kvcache/step_cost.hpp"
 #include "11_server/load_run.hpp"  // mixed_requests, run_clients
-#include "fast/fast.hpp"           // exact_matmul
-#include "rng.hpp"
 
 namespace tang {
 
@@ -59,26 +55,10 @@ StepOverhead measure_step_overhead_in_process(const GPT& model) {
   });
 }
 
-LoopToMeasure exact_fp32_loop() {
-  return {kExactFp32Loop, [](std::size_t rows, std::size_t cols) -> MatmulLoop {
-            auto weights = std::make_shared<std::vector<float>>(rows * cols);
-            Rng rng(6);
-            for (float& w : *weights) w = rng.uniform() - 0.5f;
-            return [weights, rows, cols](float* out, const float* in, std::size_t B) {
-              fast::exact_matmul(out, in, weights->data(), nullptr, B, cols, rows);
-            };
-          }};
-}
-
-MachineProfile engine_profile(const std::function<void(const std::string&)>& note) {
-  const LoopToMeasure loops[] = {plain_fp32_loop(), exact_fp32_loop()};
-  return load_or_measure_profile(default_profile_path(), loops, note);
-}
-
 void predict_served_steps(EngineOptions& options, const GPTConfig& config,
                           const MachineProfile& profile, const StepOverhead& overhead) {
   options.predict_ms = [config, profile](const StepWork& w) {
-    const StepCost cost = predict_step(config, w, profile, kExactFp32Loop, sizeof(float));
+    const StepCost cost = predict_plain_step(config, w, profile);
     return cost.total_ms() - cost.sampling_ms;
   };
   options.step_overhead_ms = [overhead](std::size_t texts) { return overhead.ms(double(texts)); };

@@ -22,7 +22,6 @@
 #pragma once
 
 #include <functional>
-#include <string>
 #include <utility>
 #include <vector>
 
@@ -64,15 +63,8 @@ StepOverhead measure_step_overhead_in_process(const GPT& model);
 // mix, 24 characters each.
 std::vector<PoemRequest> overhead_requests(std::size_t clients);
 
-// The engine's products (fast::exact_matmul: the plain loop's sums, several
-// rows a weight read), measured into the machine profile beside the plain loop.
-inline constexpr const char* kExactFp32Loop = "fp32 exact";
-LoopToMeasure exact_fp32_loop();
-// The profile the engine's predictions read: the plain and the exact loop.
-MachineProfile engine_profile(const std::function<void(const std::string&)>& note);
-
-// A step's prediction: its forward passes by lesson 06's cost model (with the
-// exact loop's rates) without the draws, which are the writers' and in the
+// A step's prediction: its forward passes by lesson 06's cost model (the
+// plain fp32 loop) without the draws, which are the writers' and in the
 // overhead, plus `overhead` for the texts it answers. For EngineOptions.
 void predict_served_steps(EngineOptions& options, const GPTConfig& config,
                           const MachineProfile& profile, const StepOverhead& overhead);
