@@ -117,6 +117,66 @@ TEST(PagedForward, APrefillThenStepsAndBTextsAtOnceAreTheContiguousCaches) {
   }
 }
 
+// Speculative decoding cuts a text back past the drafts the model rejected: the
+// text after roll_back(n) is the text that only ever held n positions, bit for
+// bit, whether n ends inside a block, on a block's end, or inside a registered
+// block that another text holds too (which is copied, not written into).
+TEST(PagedForward, ARolledBackTextIsOneThatNeverHeldTheRest) {
+  const tang::GPT model = tang::testing::random_model(7);
+  const auto& config = model.config();
+  const tang::ModelMatrices<> m(model);
+  const std::vector<TokenId> tokens = random_tokens(40, config.vocab_size, 8);
+  const std::vector<TokenId> other = random_tokens(8, config.vocab_size, 9);  // written after
+  tang::Activations a = tang::step_activations(config, 40), b = tang::step_activations(config, 40);
+  const auto prefill = [&](tang::PagedText& t, std::span<const TokenId> more, tang::BlockPool& pool,
+                           tang::Activations& acts) {
+    EXPECT_TRUE(allocate_for(t, more.size(), pool));
+    tang::PagedText* const one[] = {&t};
+    const auto logits =
+        tang::forward_with_cache(model, m, more, one, pool, acts, LogitsFor::kAllPositions);
+    tang::register_full_blocks(t, pool);
+    return std::vector<float>(logits.begin(), logits.end());
+  };
+  for (const std::size_t n : {0u, 5u, 8u, 13u, 16u, 21u}) {
+    for (const bool shared : {false, true}) {
+      tang::BlockPool pool(config, 30, 8);
+      scatter(pool, n + 1);
+      tang::PagedText rolled, fresh, holder;
+      prefill(rolled, std::span(tokens).first(n + 9), pool, a);
+      if (shared) {  // another text takes the rolled text's full blocks by their hash
+        for (const BlockId id : pool.take_prefix(tokens, (n + 9) / 8)) holder.table.push_back(id);
+        holder.tokens.assign(tokens.begin(), tokens.begin() + long(holder.table.size() * 8));
+        holder.registered = holder.table.size();
+      }
+      ASSERT_TRUE(tang::roll_back(rolled, n, pool)) << "n " << n;
+      if (n > 0) prefill(fresh, std::span(tokens).first(n), pool, b);
+      EXPECT_EQ(rolled.tokens, fresh.tokens) << "n " << n;
+      EXPECT_EQ(rolled.table.size(), fresh.table.size()) << "n " << n;
+      EXPECT_EQ(rolled.registered, fresh.registered) << "n " << n;
+      EXPECT_EQ(rolled.last_hash, fresh.last_hash) << "n " << n;
+      // the same characters after: the same logits at every position
+      const std::vector<float> after_rollback = prefill(rolled, other, pool, a);
+      const std::vector<float> never_held = prefill(fresh, other, pool, b);
+      EXPECT_EQ(after_rollback, never_held) << "n " << n << (shared ? ", shared" : "");
+      if (shared && !holder.table.empty()) {  // the holder's blocks are as they were
+        tang::KVCache contiguous(config);
+        tang::Activations c(config, 1, tang::Keep::kEverything);
+        tang::KVCache* const cc[] = {&contiguous};
+        const std::span<const TokenId> held(holder.tokens);
+        tang::forward_with_cache(model, m, held, cc, c, LogitsFor::kLastPosition);
+        const std::vector<TokenId> next = {tokens[held.size()]};
+        const auto want = tang::forward_with_cache(model, m, next, cc, c, LogitsFor::kLastPosition);
+        const std::vector<float> wanted(want.begin(), want.end());
+        EXPECT_EQ(prefill(holder, next, pool, a), wanted) << "n " << n;
+      }
+      tang::release_all(rolled, pool);
+      tang::release_all(fresh, pool);
+      tang::release_all(holder, pool);
+      EXPECT_EQ(pool.counts().in_use, 0u);
+    }
+  }
+}
+
 TEST(PagedForward, RefusesATextWithoutItsBlocks) {
   const tang::GPT model = tang::testing::random_model(3);
   tang::BlockPool pool(model.config(), 8, 16);

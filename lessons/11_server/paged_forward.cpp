@@ -1,5 +1,7 @@
 #include "11_server/paged_forward.hpp"
 
+#include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 #include "11_server/exercise/paged_attention.hpp"  // exercise 11a
@@ -23,6 +25,33 @@ void register_full_blocks(PagedText& text, BlockPool& pool) {
 void release_all(PagedText& text, BlockPool& pool) {
   for (BlockId id : text.table) pool.release(id);
   text = PagedText{};
+}
+
+bool roll_back(PagedText& text, std::size_t n, BlockPool& pool) {
+  if (n > text.length()) throw std::invalid_argument("roll_back: past the text's end");
+  const std::size_t size = pool.block_size();
+  const std::size_t keep = (n + size - 1) / size;  // blocks that still hold a position
+  for (std::size_t b = keep; b < text.table.size(); ++b) pool.release(text.table[b]);
+  text.table.resize(keep);
+  bool copied = true;
+  if (n % size != 0 && keep <= text.registered) {  // a registered block, kept in part
+    if (const std::optional<BlockId> own = pool.allocate()) {
+      pool.copy_rows(text.table.back(), *own, n % size);
+      pool.release(text.table.back());
+      text.table.back() = *own;
+    } else {
+      pool.release(text.table.back());
+      text.table.pop_back();
+      n -= n % size;
+      copied = false;
+    }
+  }
+  text.tokens.resize(n);
+  text.registered = std::min(text.registered, n / size);
+  text.last_hash = kNoParent;  // the chain of the blocks still registered
+  for (std::size_t b = 0; b < text.registered; ++b)
+    text.last_hash = block_hash(text.last_hash, std::span(text.tokens).subspan(b * size, size));
+  return copied;
 }
 
 void PagedCache::check_room(std::size_t T, const GPTConfig& config) const {

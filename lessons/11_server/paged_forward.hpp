@@ -35,6 +35,15 @@ void register_full_blocks(PagedText& text, BlockPool& pool);
 // Gives every block of `text` back to the pool and empties it.
 void release_all(PagedText& text, BlockPool& pool);
 
+// Cuts `text` back to its first n positions (speculative decoding: the drafts
+// the model rejected), as if it had never held the rest: the blocks past them
+// go back to the pool. A block kept only in part that is registered (another
+// text may hold it, or find it by its hash) is not written into again: its
+// first rows are copied into a block of the text's own (copy on write).
+// Returns false when that copy found no free block; the text then keeps only
+// its whole blocks, and computes the rest again.
+bool roll_back(PagedText& text, std::size_t n, BlockPool& pool);
+
 // One text's paged cache as lesson 06's forward_with_cache reads it (kv_cache.hpp).
 struct PagedCache {
   PagedText* text;
