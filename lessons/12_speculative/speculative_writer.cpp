@@ -37,12 +37,21 @@ std::vector<TokenId> write_speculative(const GPT& model, Drafter& drafter,
     const std::size_t room =
         std::min({k, cfg.block_size - window.size(), max_new - written.size() - 1});
     drafter.draft(window, room, rng, drafted, q);
-    std::vector<TokenId> tokens(pending.begin(), pending.end());  // (T) pending, then the drafts
+    if (pending.size() > 1) {  // an opening, or a window that slid: no logits needed but the last
+      const std::span<const TokenId> before_last = pending.first(pending.size() - 1);
+      forward_with_cache(model, m, before_last, caches, acts, LogitsFor::kLastPosition);
+      StepWork prefill{before_last.size(), 1, 0, 0};
+      for (std::size_t i = 0; i < before_last.size(); ++i) prefill.keys += seen.size() + i + 1;
+      c.work.push_back(prefill);
+    }
+    std::vector<TokenId> tokens = {pending.back()};  // (k + 1) the last character, the drafts
     tokens.insert(tokens.end(), drafted.begin(), drafted.end());
+    StepWork verify{tokens.size(), tokens.size(), 0, tokens.size()};
+    for (std::size_t i = 0; i < tokens.size(); ++i) verify.keys += cache.length + i + 1;
+    c.work.push_back(verify);
     const View<2> logits = forward_with_cache(model, m, tokens, caches, acts,
-                                              LogitsFor::kAllPositions);  // (T, V)
-    const std::size_t first = pending.size() - 1;  // the row after the pending character
-    p.assign(logits.data() + first * V, logits.data() + tokens.size() * V);
+                                              LogitsFor::kAllPositions);  // (k + 1, V)
+    p.assign(logits.data(), logits.data() + tokens.size() * V);
     for (std::size_t i = 0; i <= drafted.size(); ++i)
       to_sampling_distribution(std::span(p).subspan(i * V, V), settings);
     std::vector<float> coins(drafted.size() + 1);
