@@ -231,43 +231,13 @@ void BM_decode(benchmark::State& state, WeightFormat format) {
   time_poems(state, format, kDecodePoems, 1);
 }
 
-void BM_step_matmul(benchmark::State& state, WeightFormat format) {
+// The 17 products of one step (4 a layer with their biases, then the tied output layer)
+// on N random rows, per row, with the cost model's prediction for `loop`; layer(l) gives
+// layer l's four matrices.
+template <class LayerOf, class Output>
+void time_step_products(benchmark::State& state, const LayerOf& layer, const Output& output,
+                        const std::string& loop, double bytes_per_weight) {
   const GPT& model = bench::course_model();
-  const StoredWeights& w = stored(format);
-  const std::size_t C = model.config().n_embd, V = model.config().vocab_size;
-  const auto N = static_cast<std::size_t>(state.range(0));
-  std::vector<float> in(N * 4 * C), out(N * V);  // (N, widest input), (N, widest output)
-  Rng rng(11);
-  for (float& x : in) x = rng.normal();
-  bench::StepClock clock(state);
-  for (auto _ : state) {
-    for (std::size_t l = 0; l < w.layers.size(); ++l) {
-      const StoredWeights::Layer& sl = w.layers[l];
-      const LayerWeights& lw = model.weights().layers[l];  // the biases stay fp32
-      sl.qkv.matmul(out.data(), in.data(), lw.qkv_b, N);
-      sl.attn_proj.matmul(out.data(), in.data(), lw.attn_proj_b, N);
-      sl.fc.matmul(out.data(), in.data(), lw.fc_b, N);
-      sl.fc_proj.matmul(out.data(), in.data(), lw.fc_proj_b, N);
-    }
-    w.output.matmul(out.data(), in.data(), nullptr, N);
-    benchmark::DoNotOptimize(out.data());
-    benchmark::ClobberMemory();
-  }
-  clock.finish(state, static_cast<double>(N), "rows_per_s");
-  const StepWork work{N, N, 0, 0};  // the products alone: no attention, no draw
-  const double predicted_ms =
-      predict_step(model.config(), work, profile(), loop_name(format), bytes_per_weight(format))
-          .matrices_ms();
-  state.counters["predicted_rows_per_s"] = 1e3 * static_cast<double>(N) / predicted_ms;
-}
-
-// The same 17 products on the model's fp32 weights under the hood: fast::matmul_forward
-// (tuned: few_rows_matmul's fused multiply-adds, other bits) or fast::exact_matmul (exact:
-// the plain loop's sums, bit for bit, six rows a weight read).
-template <class Matrix>
-void BM_step_matmul_fast(benchmark::State& state, const char* loop) {
-  const GPT& model = bench::course_model();
-  const ModelMatrices<Matrix> m(model);
   const std::size_t C = model.config().n_embd, V = model.config().vocab_size;
   const auto N = static_cast<std::size_t>(state.range(0));
   std::vector<float> in(N * 4 * C), out(N * V);  // (N, widest input), (N, widest output)
@@ -276,22 +246,44 @@ void BM_step_matmul_fast(benchmark::State& state, const char* loop) {
   bench::StepClock clock(state);
   for (auto _ : state) {
     for (std::size_t l = 0; l < model.config().n_layer; ++l) {
-      const auto layer = m.layer(l);
-      const LayerWeights& lw = model.weights().layers[l];
-      layer.qkv.matmul(out.data(), in.data(), lw.qkv_b, N);
-      layer.attn_proj.matmul(out.data(), in.data(), lw.attn_proj_b, N);
-      layer.fc.matmul(out.data(), in.data(), lw.fc_b, N);
-      layer.fc_proj.matmul(out.data(), in.data(), lw.fc_proj_b, N);
+      const auto& matrices = layer(l);
+      const LayerWeights& lw = model.weights().layers[l];  // the biases stay fp32
+      matrices.qkv.matmul(out.data(), in.data(), lw.qkv_b, N);
+      matrices.attn_proj.matmul(out.data(), in.data(), lw.attn_proj_b, N);
+      matrices.fc.matmul(out.data(), in.data(), lw.fc_b, N);
+      matrices.fc_proj.matmul(out.data(), in.data(), lw.fc_proj_b, N);
     }
-    m.output.matmul(out.data(), in.data(), nullptr, N);
+    output.matmul(out.data(), in.data(), nullptr, N);
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
   clock.finish(state, static_cast<double>(N), "rows_per_s");
-  const StepWork work{N, N, 0, 0};
+  const StepWork work{N, N, 0, 0};  // the products alone: no attention, no draw
   const double predicted_ms =
-      predict_step(model.config(), work, profile(), loop, sizeof(float)).matrices_ms();
+      predict_step(model.config(), work, profile(), loop, bytes_per_weight).matrices_ms();
   state.counters["predicted_rows_per_s"] = 1e3 * static_cast<double>(N) / predicted_ms;
+}
+
+void BM_step_matmul(benchmark::State& state, WeightFormat format) {
+  const StoredWeights& w = stored(format);
+  time_step_products(
+      state, [&](std::size_t l) -> const StoredWeights::Layer& { return w.layers[l]; }, w.output,
+      loop_name(format), bytes_per_weight(format));
+}
+
+// The same 17 products on the model's fp32 weights under the hood: fast::matmul_forward
+// (tuned: few_rows_matmul's fused multiply-adds, other bits) or fast::exact_matmul (exact:
+// the plain loop's sums, bit for bit, six rows a weight read).
+template <class Matrix>
+void BM_step_matmul_fast(benchmark::State& state, const char* loop) {
+  const ModelMatrices<Matrix> m(bench::course_model());
+  std::vector<typename ModelMatrices<Matrix>::Layer> layers;
+  for (std::size_t l = 0; l < bench::course_model().config().n_layer; ++l)
+    layers.push_back(m.layer(l));
+  time_step_products(
+      state,
+      [&](std::size_t l) -> const typename ModelMatrices<Matrix>::Layer& { return layers[l]; },
+      m.output, loop, sizeof(float));
 }
 
 void BM_shared_opening(benchmark::State& state, bool once) {

@@ -20,14 +20,14 @@
 #include <cstring>
 
 #include "fast/fast.hpp"
+#include "fast/lanes.hpp"  // add_lanes4
 #include "ops.hpp"
 
 namespace tang::fast {
 
 namespace {
 
-using Lanes = float __attribute__((vector_size(32)));  // the plain loop's eight lanes
-using Four = float __attribute__((vector_size(16)));
+using Lanes = Eight;  // the plain loop's eight lanes
 constexpr std::size_t kLanes = 8;
 constexpr std::size_t kRowsAtOnce = 4;  // weight rows a block
 #if defined(__AVX512F__)
@@ -40,22 +40,6 @@ __attribute__((no_sanitize("address", "undefined"))) Lanes load(const float* p) 
   Lanes v;
   std::memcpy(&v, p, sizeof v);
   return v;
-}
-
-// out[r] = the four sums of lanes v[r], each as ops.cpp's finish_dot adds them:
-// (l0+l4 + l2+l6) + (l1+l5 + l3+l7), four at once in vector registers.
-void add_lanes4(float* out, const Lanes (&v)[kRowsAtOnce]) {
-  Four half[kRowsAtOnce];  // l[k] + l[k + 4]
-  for (std::size_t r = 0; r < kRowsAtOnce; ++r)
-    half[r] = __builtin_shufflevector(v[r], v[r], 0, 1, 2, 3) +
-              __builtin_shufflevector(v[r], v[r], 4, 5, 6, 7);
-  const Four rows01 = __builtin_shufflevector(half[0], half[1], 0, 1, 4, 5) +  // h0 + h2, h1 + h3
-                      __builtin_shufflevector(half[0], half[1], 2, 3, 6, 7);
-  const Four rows23 = __builtin_shufflevector(half[2], half[3], 0, 1, 4, 5) +
-                      __builtin_shufflevector(half[2], half[3], 2, 3, 6, 7);
-  const Four sums = __builtin_shufflevector(rows01, rows23, 0, 2, 4, 6) +
-                    __builtin_shufflevector(rows01, rows23, 1, 3, 5, 7);
-  std::memcpy(out, &sums, sizeof sums);
 }
 
 // Weight rows o .. o+3 against input rows n .. n+X-1.

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "fast/fast.hpp"
+#include "fast/lanes.hpp"  // add_lanes4
 #include "ops.hpp"
 
 namespace tang::fast {
@@ -35,29 +36,19 @@ Wide load(const float* p) {
   return v;
 }
 
-// out[r] = the sum of the lanes of v[r] for 4 sums at once, in vector registers:
-// a scalar sum of 16 lanes for each of a tile's 24 sums cost more than the
-// multiplying on our model's 128-wide rows (8 steps of the loop).
-using Eight = float __attribute__((vector_size(32)));
-using Four = float __attribute__((vector_size(16)));
-void add_lanes4(float* out, const Wide (&v)[kRowsAtOnce]) {
-  Four half[kRowsAtOnce];
+// out[r] = the sum of the lanes of v[r] for 4 sums at once (lanes.hpp), the 16
+// lanes of a wide register first added to 8.
+void add_wide_lanes4(float* out, const Wide (&v)[kRowsAtOnce]) {
+  Eight eight[kRowsAtOnce];
   for (std::size_t r = 0; r < kRowsAtOnce; ++r) {
 #if defined(__AVX512F__)
-    const Eight e = __builtin_shufflevector(v[r], v[r], 0, 1, 2, 3, 4, 5, 6, 7) +
-                    __builtin_shufflevector(v[r], v[r], 8, 9, 10, 11, 12, 13, 14, 15);
+    eight[r] = __builtin_shufflevector(v[r], v[r], 0, 1, 2, 3, 4, 5, 6, 7) +
+               __builtin_shufflevector(v[r], v[r], 8, 9, 10, 11, 12, 13, 14, 15);
 #else
-    const Eight e = v[r];
+    eight[r] = v[r];
 #endif
-    half[r] = __builtin_shufflevector(e, e, 0, 1, 2, 3) + __builtin_shufflevector(e, e, 4, 5, 6, 7);
   }
-  const Four rows01 = __builtin_shufflevector(half[0], half[1], 0, 1, 4, 5) +
-                      __builtin_shufflevector(half[0], half[1], 2, 3, 6, 7);
-  const Four rows23 = __builtin_shufflevector(half[2], half[3], 0, 1, 4, 5) +
-                      __builtin_shufflevector(half[2], half[3], 2, 3, 6, 7);
-  const Four sums = __builtin_shufflevector(rows01, rows23, 0, 2, 4, 6) +
-                    __builtin_shufflevector(rows01, rows23, 1, 3, 5, 7);
-  std::memcpy(out, &sums, sizeof sums);
+  add_lanes4(out, eight);
 }
 
 // out[j][r] = row_r . x_j for 4 weight rows of n and X inputs; n % kWidth == 0.
@@ -77,7 +68,7 @@ __attribute__((no_sanitize("address", "undefined"))) void dots(float* const (&ou
       for (std::size_t j = 0; j < X; ++j) sums[j][r] += w * xi[j];  // one FMA
     }
   }
-  for (std::size_t j = 0; j < X; ++j) add_lanes4(out[j], sums[j]);
+  for (std::size_t j = 0; j < X; ++j) add_wide_lanes4(out[j], sums[j]);
 }
 
 // Inputs n .. n+X-1 against weight rows o .. o+3.
