@@ -17,9 +17,9 @@ namespace tang {
 
 namespace {
 
-constexpr std::array<std::string_view, 18> kExercises{"02",  "03",  "03b", "05",  "06a", "06b",
-                                                      "06c", "06d", "07a", "07b", "08a", "08b",
-                                                      "09a", "09b", "10a", "10b", "11a", "11b"};
+constexpr std::array<std::string_view, 19> kExercises{
+    "02",  "03",  "03b", "05",  "06a", "06b", "06c", "06d", "07a", "07b",
+    "08a", "08b", "09a", "09b", "10a", "10b", "11a", "11b", "12"};
 
 // What --yours chose; one program, one choice, made before any work starts.
 struct Choice {
@@ -56,7 +56,7 @@ void choose_exercise_code(const std::string& yours, bool compare, std::ostream* 
       throw BadOption(
           "--yours " + yours + ": '" + id +
           "' is not an exercise; give 'all' or some of 02, 03, 03b, 05, 06a, 06b, "
-          "06c, 06d, 07a, 07b, 08a, 08b, 09a, 09b, 10a, 10b, 11a, 11b separated by commas");
+          "06c, 06d, 07a, 07b, 08a, 08b, 09a, 09b, 10a, 10b, 11a, 11b, 12 separated by commas");
     }
     c.yours.insert(id);
     from = comma + 1;

@@ -112,7 +112,8 @@ def fill_output(match):
         read_lesson_six()
     if n not in sections:  # section 7 and later: the lesson that adds it, that section alone
         program = {7: "lesson_07_verse", 8: "lesson_08_many_poems", 9: "lesson_09_inside",
-                   10: "lesson_10_cache_size", 11: "lesson_11_server"}[n]
+                   10: "lesson_10_cache_size", 11: "lesson_11_server",
+                   12: "lesson_12_speculative"}[n]
         lines = subprocess.run([str(program_path(program)), "--section", str(n)], check=True,
                                capture_output=True, text=True).stdout.splitlines()
         sections[n] = lines[next(i for i, line in enumerate(lines) if line.startswith(f"== {n}. ")):]
@@ -237,6 +238,10 @@ READING = [
       "lessons/11_server/request_writer.cpp", "lessons/11_server/poem_service.cpp",
       "lessons/11_server/step_overhead.cpp",
       "lessons/11_server/poem_http.cpp"]),
+    ("12 speculative", "the sampler's distribution, the accept/reject rule (exercise 12), the drafters, the writer that checks k drafts in one forward pass and cuts its cache back",
+     ["lessons/12_speculative/sampling_distribution.cpp", "lessons/12_speculative/exercise/accept_drafts.hpp",
+      "lessons/12_speculative/exercise/accept_drafts.cpp", "lessons/12_speculative/ngram_drafter.cpp",
+      "lessons/12_speculative/model_drafter.cpp", "lessons/12_speculative/speculative_writer.cpp"]),
 ]
 
 

@@ -56,6 +56,7 @@ const Lesson kLesson08 = {8, TANG_LESSON_08};
 const Lesson kLesson09 = {9, TANG_LESSON_09};
 const Lesson kLesson10 = {10, TANG_LESSON_10};
 const Lesson kLesson11 = {11, TANG_LESSON_11};
+const Lesson kLesson12 = {12, TANG_LESSON_12};
 
 // Lessons 07 and 08 run lesson 06's timing section, ten minutes and more under the
 // sanitizers: there their tests run the new section alone (--section), which covers
@@ -720,6 +721,28 @@ TEST(Lessons, LessonElevenServesManyClients) {
   }
 }
 
+// Section 12: one poem with its kept drafts marked; every drafter at k = 1 .. 8
+// writes lesson 06's greedy text at T 0 ("yes" in every such row, never "NO").
+TEST(Lessons, LessonTwelveSpeculates) {
+  REQUIRE_MODEL();
+  const Outcome r = run_lesson(kLesson12, {"--section", "12", "--length", "24"});
+  ASSERT_EQ(r.status, 0) << describe(r);
+  EXPECT_EQ(r.err, "");
+  expect_header(kLesson12, r);
+  const auto sections = sections_of(r.out);
+  ASSERT_EQ(sections.size(), 1u) << r.out;
+  EXPECT_EQ(sections[0].heading.rfind("== 12. ", 0), 0u) << sections[0].heading;
+  std::size_t greedy_rows = 0, sampled_rows = 0;
+  for (const std::string& line : lines_of(r.out)) {
+    greedy_rows += line.find("   yes") != std::string::npos;
+    sampled_rows += line.find("(sampled)") != std::string::npos;
+    EXPECT_EQ(line.find("   NO"), std::string::npos) << line;
+  }
+  EXPECT_GE(greedy_rows, 4u) << "k = 1, 2, 4, 8 for each drafter at T 0\n" << r.out;
+  EXPECT_EQ(greedy_rows, sampled_rows) << r.out;
+  EXPECT_NE(r.out.find("=="), std::string::npos) << "the marked poem\n" << r.out;
+}
+
 TEST(Lessons, ALongPromptKeepsItsLast128Characters) {
   REQUIRE_MODEL();
   std::string prompt;
@@ -925,6 +948,20 @@ const std::vector<BadFlags>& bad_server_flags() {
 INSTANTIATE_TEST_SUITE_P(Lesson11, BadCommandLine,
                          ::testing::Combine(::testing::Values(kLesson11),
                                             ::testing::ValuesIn(bad_server_flags())),
+                         bad_flag_name);
+const std::vector<BadFlags>& bad_speculative_flags() {
+  static const std::vector<BadFlags> cases = {
+      {"DraftMissing",
+       {"--draft", "/nonexistent/draft.safetensors"},
+       {"--draft", "/nonexistent/draft.safetensors"},
+       2,
+       true},
+  };
+  return cases;
+}
+INSTANTIATE_TEST_SUITE_P(Lesson12, BadCommandLine,
+                         ::testing::Combine(::testing::Values(kLesson12),
+                                            ::testing::ValuesIn(bad_speculative_flags())),
                          bad_flag_name);
 INSTANTIATE_TEST_SUITE_P(Lesson08, BadCommandLine,
                          ::testing::Combine(::testing::Values(kLesson08),

@@ -4,11 +4,23 @@
 #include <stdexcept>
 
 #include "06_kvcache/kv_cache.hpp"  // lesson 06: KVCache, forward_with_cache
-#include "12_speculative/accept_drafts.hpp"
+#include "12_speculative/exercise/accept_drafts.hpp"
 #include "12_speculative/sampling_distribution.hpp"
 #include "generate.hpp"  // crop_to_context
 
 namespace tang {
+
+namespace {
+
+// What a forward pass of `rows` new positions after `cached` ones pushes through
+// the model (step_cost.hpp), with logits and a distribution for `drawn` of them.
+StepWork rows_after(std::size_t rows, std::size_t cached, std::size_t drawn) {
+  StepWork w{rows, std::max<std::size_t>(drawn, 1), 0, drawn};
+  for (std::size_t i = 0; i < rows; ++i) w.keys += cached + i + 1;
+  return w;
+}
+
+}  // namespace
 
 std::vector<TokenId> write_speculative(const GPT& model, Drafter& drafter,
                                        std::vector<TokenId>& context,
@@ -40,15 +52,11 @@ std::vector<TokenId> write_speculative(const GPT& model, Drafter& drafter,
     if (pending.size() > 1) {  // an opening, or a window that slid: no logits needed but the last
       const std::span<const TokenId> before_last = pending.first(pending.size() - 1);
       forward_with_cache(model, m, before_last, caches, acts, LogitsFor::kLastPosition);
-      StepWork prefill{before_last.size(), 1, 0, 0};
-      for (std::size_t i = 0; i < before_last.size(); ++i) prefill.keys += seen.size() + i + 1;
-      c.work.push_back(prefill);
+      c.work.push_back(rows_after(before_last.size(), seen.size(), 0));
     }
     std::vector<TokenId> tokens = {pending.back()};  // (k + 1) the last character, the drafts
     tokens.insert(tokens.end(), drafted.begin(), drafted.end());
-    StepWork verify{tokens.size(), tokens.size(), 0, tokens.size()};
-    for (std::size_t i = 0; i < tokens.size(); ++i) verify.keys += cache.length + i + 1;
-    c.work.push_back(verify);
+    c.work.push_back(rows_after(tokens.size(), cache.length, tokens.size()));
     const View<2> logits = forward_with_cache(model, m, tokens, caches, acts,
                                               LogitsFor::kAllPositions);  // (k + 1, V)
     p.assign(logits.data(), logits.data() + tokens.size() * V);
@@ -56,14 +64,15 @@ std::vector<TokenId> write_speculative(const GPT& model, Drafter& drafter,
       to_sampling_distribution(std::span(p).subspan(i * V, V), settings);
     std::vector<float> coins(drafted.size() + 1);
     for (float& coin : coins) coin = rng.uniform();
-    const Verdict verdict = accept_drafts(p, q, drafted, coins, V);
+    const Verification verification = accept_drafts(p, q, drafted, coins, V);
     // the cache keeps the pending character and the drafts kept; the rest is cut off
     seen.assign(window.begin(), window.end());
-    seen.insert(seen.end(), drafted.begin(), drafted.begin() + static_cast<long>(verdict.accepted));
+    seen.insert(seen.end(), drafted.begin(),
+                drafted.begin() + static_cast<long>(verification.accepted));
     cache.length = seen.size();
     std::vector<TokenId> now(drafted.begin(),
-                             drafted.begin() + static_cast<long>(verdict.accepted));
-    now.push_back(verdict.next);
+                             drafted.begin() + static_cast<long>(verification.accepted));
+    now.push_back(verification.next);
     for (const TokenId t : now) {  // a kept draft may end the poem: nothing after it counts
       context.push_back(t);
       written.push_back(t);
@@ -71,7 +80,8 @@ std::vector<TokenId> write_speculative(const GPT& model, Drafter& drafter,
     }
     ++c.rounds;
     c.drafted += drafted.size();
-    c.accepted += verdict.accepted;
+    c.accepted += verification.accepted;
+    c.kept.push_back(verification.accepted);
   }
   c.written += written.size();
   return written;

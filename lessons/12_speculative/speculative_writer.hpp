@@ -23,11 +23,12 @@
 namespace tang {
 
 struct SpeculativeCounts {
-  std::size_t rounds = 0;      // cached forward passes (verifications)
-  std::size_t drafted = 0;     // characters the drafter proposed
-  std::size_t accepted = 0;    // of them, kept
-  std::size_t written = 0;     // characters written: the kept drafts and one drawn a round
-  std::vector<StepWork> work;  // what each forward pass pushed through the model (step_cost.hpp)
+  std::size_t rounds = 0;         // cached forward passes (verifications)
+  std::size_t drafted = 0;        // characters the drafter proposed
+  std::size_t accepted = 0;       // of them, kept
+  std::size_t written = 0;        // characters written: the kept drafts and one drawn a round
+  std::vector<std::size_t> kept;  // drafts kept in each round, in order
+  std::vector<StepWork> work;     // what each forward pass pushed through the model (step_cost.hpp)
 };
 
 // Appends to `context` up to max_new characters, as lesson 04's write does (it

@@ -1,18 +1,16 @@
-#include "12_speculative/accept_drafts.hpp"
+// EXERCISE 12, the reference solution (see exercise/accept_drafts.hpp).
+#include "12_speculative/exercise/accept_drafts.hpp"
 
-#include <stdexcept>
 #include <vector>
 
 #include "02_temperature/exercise/sample_with_temperature.hpp"  // exercise 02: sample_from
 
-namespace tang {
+namespace tang::reference {
 
-Verdict accept_drafts(std::span<const float> p, std::span<const float> q,
-                      std::span<const TokenId> drafted, std::span<const float> coins,
-                      std::size_t V) {
+Verification accept_drafts(std::span<const float> p, std::span<const float> q,
+                           std::span<const TokenId> drafted, std::span<const float> coins,
+                           std::size_t V) {
   const std::size_t k = drafted.size();
-  if (p.size() != (k + 1) * V || q.size() != k * V || coins.size() != k + 1)
-    throw std::invalid_argument("accept_drafts: p must be (k+1, V), q (k, V), coins (k+1)");
   for (std::size_t i = 0; i < k; ++i) {
     const std::span<const float> pi = p.subspan(i * V, V), qi = q.subspan(i * V, V);
     const auto d = static_cast<std::size_t>(drafted[i]);
@@ -24,11 +22,11 @@ Verdict accept_drafts(std::span<const float> p, std::span<const float> q,
       residual[x] = pi[x] > qi[x] ? pi[x] - qi[x] : 0.0f;
       total += residual[x];
     }
-    if (total == 0) return {i, sample_from(pi, coins[k])};  // p <= q everywhere: rounding only
+    if (total == 0) return {i, reference::sample_from(pi, coins[k])};  // p <= q everywhere: rounding only
     for (float& r : residual) r = static_cast<float>(r / total);
-    return {i, sample_from(residual, coins[k])};
+    return {i, reference::sample_from(residual, coins[k])};
   }
-  return {k, sample_from(p.subspan(k * V, V), coins[k])};  // every draft kept: a bonus
+  return {k, reference::sample_from(p.subspan(k * V, V), coins[k])};  // every draft kept: a bonus
 }
 
-}  // namespace tang
+}  // namespace tang::reference

@@ -1,4 +1,5 @@
-// accept_drafts.hpp: the rule that keeps speculative decoding's text the model's.
+// exercise/accept_drafts.hpp: EXERCISE 12, the rule that keeps speculative decoding's text the
+// model's.
 //
 // A drafter proposed k characters d_0 .. d_k-1, drawing d_i from its own
 // distribution q_i; one cached forward of the model over them gave p_0 .. p_k,
@@ -18,6 +19,12 @@
 // speculative_test.cpp checks it with a chi-square test). At temperature 0 both
 // are certain: a draft is kept when it is the model's argmax, and the next
 // character is that argmax.
+//
+// Lesson 12's writer (speculative_writer.cpp) calls this after every
+// verification. It runs the reference solution (solution/accept_drafts.cpp)
+// unless started with --yours 12; then YOUR exercise/accept_drafts.cpp. Check
+// yours with
+//   ctest --preset yours -L '^yours_12$'
 #pragma once
 
 #include <cstddef>
@@ -27,16 +34,36 @@
 
 namespace tang {
 
-struct Verdict {
+struct Verification {
   std::size_t accepted = 0;  // drafted characters kept, the first ones
   TokenId next = 0;          // drawn after them: from max(0, p - q), or the bonus from p_k
 };
 
+}  // namespace tang
+
+namespace tang::mine {
+
 // p (k+1, V), q (k, V): each row a distribution; drafted (k); coins (k+1), each
 // uniform in [0, 1): one a drafted character, the last for the character drawn
 // after them.
-Verdict accept_drafts(std::span<const float> p, std::span<const float> q,
-                      std::span<const TokenId> drafted, std::span<const float> coins,
-                      std::size_t V);
+Verification accept_drafts(std::span<const float> p, std::span<const float> q,
+                           std::span<const TokenId> drafted, std::span<const float> coins,
+                           std::size_t V);
 
+}  // namespace tang::mine
+
+// The reference solution's (solution/accept_drafts.cpp).
+namespace tang::reference {
+Verification accept_drafts(std::span<const float> p, std::span<const float> q,
+                           std::span<const TokenId> drafted, std::span<const float> coins,
+                           std::size_t V);
+}  // namespace tang::reference
+
+// What the lesson calls: the reference solution's, or with --yours 12 yours,
+// checked against it at every call (accept_drafts_switch.cpp). Throws
+// std::invalid_argument when the sizes do not match.
+namespace tang {
+Verification accept_drafts(std::span<const float> p, std::span<const float> q,
+                           std::span<const TokenId> drafted, std::span<const float> coins,
+                           std::size_t V);
 }  // namespace tang

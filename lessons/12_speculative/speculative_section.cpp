@@ -1,0 +1,236 @@
+#include "12_speculative/speculative_section.hpp"
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <ostream>
+
+#include "03_topk_topp/sampler.hpp"
+#include "06_kvcache/kv_cache.hpp"
+#include "06_kvcache/machine_profile.hpp"
+#include "06_kvcache/step_cost.hpp"
+#include "12_speculative/model_drafter.hpp"
+#include "12_speculative/ngram_drafter.hpp"
+#include "12_speculative/speculative_writer.hpp"
+#include "checkpoint.hpp"
+#include "number_text.hpp"
+
+#ifndef TANG_DATA_DIR
+#define TANG_DATA_DIR "data"
+#endif
+
+namespace tang {
+
+namespace {
+
+const char* const kOpenings[] = {"", "春风", "明月", "山", "白日依山尽，", "江上", "秋", "孤城"};
+constexpr std::size_t kKs[] = {1, 2, 4, 8};
+
+struct SpeculativeOptions {
+  std::string draft = std::string(TANG_DATA_DIR) + "/draft/tang_draft.safetensors";  // --draft
+  CLI::Option* draft_flag = nullptr;
+  std::shared_ptr<const GPT> draft_model;
+};
+
+using Clock = std::chrono::steady_clock;
+
+// Eight poems, one after each opening, written one way; their characters, time and work.
+struct Run {
+  std::vector<std::vector<TokenId>> poems;
+  double seconds = 0;
+  SpeculativeCounts counts;
+  std::vector<StepWork> draft_work;  // the draft model's forward passes, when it has one
+  std::size_t characters() const {
+    std::size_t n = 0;
+    for (const auto& p : poems) n += p.size();
+    return n;
+  }
+};
+
+Run write_plain(const GPT& model, const SamplingSettings& s, std::size_t length,
+                std::uint64_t seed) {
+  Run run;
+  const Clock::time_point start = Clock::now();
+  for (std::size_t i = 0; i < std::size(kOpenings); ++i) {
+    std::vector<TokenId> context = model.tokenizer().encode(std::string("\n") + kOpenings[i]);
+    const std::size_t before = context.size();
+    CachedPredictor<> predictor(model);
+    Rng rng(seed + i);
+    run.poems.push_back(
+        write(predictor, context, sampling_picker(s), rng, length, model.tokenizer().newline()));
+    StepWork opening{before, 1, 0, 1};  // lesson 06's first step: the whole opening
+    for (std::size_t p = 0; p < before; ++p) opening.keys += p + 1;
+    run.counts.work.push_back(opening);
+    for (std::size_t j = 1; j < run.poems.back().size(); ++j)
+      run.counts.work.push_back(cached_step(before + j - 1));
+  }
+  run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return run;
+}
+
+Run write_drafted(const GPT& model, Drafter& drafter, const SamplingSettings& s, std::size_t k,
+                  std::size_t length, std::uint64_t seed) {
+  Run run;
+  const Clock::time_point start = Clock::now();
+  for (std::size_t i = 0; i < std::size(kOpenings); ++i) {
+    std::vector<TokenId> context = model.tokenizer().encode(std::string("\n") + kOpenings[i]);
+    Rng rng(seed + i);
+    run.poems.push_back(write_speculative(model, drafter, context, s, rng, k, length,
+                                          model.tokenizer().newline(), &run.counts));
+  }
+  run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return run;
+}
+
+double predicted_ms(const GPTConfig& config, const std::vector<StepWork>& work,
+                    const MachineProfile& profile) {
+  double ms = 0;
+  for (const StepWork& w : work) ms += predict_plain_step(config, w, profile).total_ms();
+  return ms;
+}
+
+// One greedy poem: each character marked as a kept draft (==) or drawn by the model (..).
+void show_one_poem(LessonContext& c, Drafter& drafter, const std::string& name) {
+  const Tokenizer& tok = c.model.tokenizer();
+  std::vector<TokenId> context = tok.encode("\n春风");
+  Rng rng(c.options.seed);
+  SpeculativeCounts counts;
+  const std::vector<TokenId> written = write_speculative(
+      c.model, drafter, context, {0.0f, 0, 1.0f}, rng, 4, c.options.length, tok.newline(), &counts);
+  std::string poem = "春风", marks = "    ";
+  std::size_t i = 0;
+  for (const std::size_t kept : counts.kept) {  // each round: its kept drafts, then one drawn
+    for (std::size_t j = 0; j <= kept && i < written.size(); ++j, ++i) {
+      if (written[i] == tok.newline()) break;
+      poem += tok.character(written[i]);
+      marks += j < kept ? "==" : "..";
+    }
+  }
+  c.out << "  A poem at T 0 after 春风, " << name << " drafts, k = 4: '==' under a kept draft, "
+        << "'..' under the\n  character the model drew at the end of each of its " << counts.rounds
+        << " verifications:\n"
+        << "    " << poem << "\n    " << marks << "\n";
+}
+
+void show_speculative(LessonContext& c, const SpeculativeOptions& o) {
+  const GPT& model = c.model;
+  c.out << "A drafter proposes k characters; the model runs them as k + 1 rows of one cached "
+           "forward pass,\nkeeps each draft with probability min(1, p/q), draws one more "
+           "(from max(0, p - q) at the first\nrejection), and its cache is cut back past the "
+           "rest. The text is the model's: at T 0 character\nfor character, sampled in "
+           "distribution (tests/speculative_test.cpp).\n";
+  NgramDrafter ngram(training_stream(model.tokenizer(), c.options.corpus), 4,
+                     model.config().vocab_size);
+  show_one_poem(c, ngram, "n-gram");
+  const MachineProfile profile =
+      load_or_measure_profile(default_profile_path(), std::vector{plain_fp32_loop()},
+                              [&](const std::string& note) { c.out << "(" << note << ")\n"; });
+  c.out << "\n  8 poems, one after each of 8 openings, up to " << c.options.length
+        << " characters each (seeds " << c.options.seed << " .. " << c.options.seed + 7
+        << "); times move from run to run with the machine's load:\n"
+        << "    drafter  T     k  verifications  drafted  kept   chars a verification   ms a "
+           "char  lesson 06   speed-up  predicted   same text\n";
+  struct Greedy {  // a T 0 row: its characters a verification, for the large shape below
+    bool with_model;
+    std::size_t k;
+    double chars_per_verification;
+  };
+  std::vector<Greedy> greedy;
+  for (const float t : {0.0f, 0.8f}) {
+    const SamplingSettings s =
+        t == 0 ? SamplingSettings{0.0f, 0, 1.0f} : SamplingSettings{t, c.options.top_k, 1.0f};
+    const Run plain = write_plain(model, s, c.options.length, c.options.seed);
+    const double plain_ms_char = 1000 * plain.seconds / double(plain.characters());
+    const double plain_predicted = predicted_ms(model.config(), plain.counts.work, profile);
+    for (const bool with_model : {false, true}) {
+      if (with_model && !o.draft_model) continue;
+      std::unique_ptr<ModelDrafter> drafter_model;
+      for (const std::size_t k : kKs) {
+        Drafter* drafter = &ngram;
+        if (with_model)
+          drafter = (drafter_model = std::make_unique<ModelDrafter>(*o.draft_model, s)).get();
+        const Run run = write_drafted(model, *drafter, s, k, c.options.length, c.options.seed);
+        double spec_predicted = predicted_ms(model.config(), run.counts.work, profile);
+        if (drafter_model)
+          spec_predicted += predicted_ms(o.draft_model->config(), drafter_model->work, profile);
+        const double ms_char = 1000 * run.seconds / double(run.characters());
+        char line[256];
+        std::snprintf(
+            line, sizeof line,
+            "    %-7s  %-3s  %2zu  %13zu  %7zu  %5s  %21s  %9s  %9s  %8s  %9s   %s\n",
+            with_model ? "model" : "n-gram", label(t).c_str(), k, run.counts.rounds,
+            run.counts.drafted,
+            percent(run.counts.accepted, std::max<std::size_t>(run.counts.drafted, 1)).c_str(),
+            fixed(double(run.counts.written) / double(run.counts.rounds), 2).c_str(),
+            fixed(ms_char, 3).c_str(), fixed(plain_ms_char, 3).c_str(),
+            fixed(plain_ms_char / ms_char, 2).c_str(),
+            fixed(plain_predicted / spec_predicted, 2).c_str(),
+            t == 0 ? (run.poems == plain.poems ? "yes" : "NO") : "(sampled)");
+        c.out << line;
+        if (t == 0)
+          greedy.push_back({with_model, k, double(run.counts.written) / double(run.counts.rounds)});
+      }
+    }
+  }
+  // the same rounds on a model whose weights do not fit in the caches: predicted only
+  GPTConfig big = model.config();
+  big.n_layer = 12, big.n_head = 12, big.n_embd = 768;
+  const double one = predict_plain_step(big, cached_step(32), profile).total_ms();
+  c.out << "\n  Predicted, not measured, for GPT-2 small's shape (12 layers, 768 dims: 362 MB of "
+           "weights, read\n  from memory every forward pass; one row "
+        << fixed(one, 1) << " ms), with the characters a verification measured above at T 0:\n"
+        << "    drafter   k  verification / one row  draft / one row  chars a verification  "
+           "speed-up\n";
+  for (const Greedy& g : greedy) {
+    StepWork verify{g.k + 1, g.k + 1, 0, g.k + 1};
+    for (std::size_t i = 0; i < g.k + 1; ++i) verify.keys += 33 + i;
+    const double verify_ratio = predict_plain_step(big, verify, profile).total_ms() / one;
+    const double draft_ratio =
+        g.with_model
+            ? double(g.k) *
+                  predict_plain_step(o.draft_model->config(), cached_step(32), profile).total_ms() /
+                  one
+            : 0.0;
+    char line[160];
+    std::snprintf(line, sizeof line, "    %-7s  %2zu  %22s  %15s  %20s  %8s\n",
+                  g.with_model ? "model" : "n-gram", g.k, fixed(verify_ratio, 2).c_str(),
+                  fixed(draft_ratio, 3).c_str(), fixed(g.chars_per_verification, 2).c_str(),
+                  fixed(g.chars_per_verification / (verify_ratio + draft_ratio), 2).c_str());
+    c.out << line;
+  }
+}
+
+void prepare(SpeculativeOptions& o, const GPT& model) {
+  if (!std::filesystem::exists(o.draft)) {
+    if (o.draft_flag->count() == 0) return;  // none shipped: the n-gram drafter alone
+    throw BadOption("--draft: no file " + o.draft +
+                    ": pass a draft model's checkpoint (data/draft/tang_draft.safetensors)");
+  }
+  auto draft = std::make_shared<const GPT>(load_checkpoint(o.draft));
+  if (draft->config().vocab_size != model.config().vocab_size)
+    throw BadOption("--draft: " + o.draft + " has a vocabulary of " +
+                    std::to_string(draft->config().vocab_size) + ", the model " +
+                    std::to_string(model.config().vocab_size) + ": a draft model must share it");
+  o.draft_model = std::move(draft);
+}
+
+}  // namespace
+
+Section speculative_section() {
+  auto options = std::make_shared<SpeculativeOptions>();
+  return {"Speculative decoding: a drafter's guesses checked in one forward pass",
+          [options](LessonContext& c) { show_speculative(c, *options); },
+          [](const LessonOptions&) { return std::string("\n春风"); },
+          [options](CLI::App& app) {
+            options->draft_flag =
+                app.add_option("--draft", options->draft,
+                               "section 12: the draft model (a checkpoint of our vocabulary)")
+                    ->capture_default_str();
+          },
+          [options](const GPT& model, const LessonOptions&) { prepare(*options, model); }};
+}
+
+}  // namespace tang
