@@ -177,6 +177,31 @@ TEST(PagedForward, ARolledBackTextIsOneThatNeverHeldTheRest) {
   }
 }
 
+// With no free block to copy a shared block into, roll_back keeps the text's
+// whole blocks only (it computes the rest again) and says so.
+TEST(PagedForward, ARollBackWithNoBlockToCopyIntoKeepsWholeBlocks) {
+  const tang::GPT model = tang::testing::random_model(7);
+  const auto& config = model.config();
+  const tang::ModelMatrices<> m(model);
+  const std::vector<TokenId> tokens = random_tokens(24, config.vocab_size, 8);
+  tang::BlockPool pool(config, 3, 8);  // exactly the text's three blocks
+  tang::Activations acts = tang::step_activations(config, 24);
+  tang::PagedText text;
+  ASSERT_TRUE(allocate_for(text, tokens.size(), pool));
+  tang::PagedText* const one[] = {&text};
+  tang::forward_with_cache(model, m, tokens, one, pool, acts, LogitsFor::kLastPosition);
+  tang::register_full_blocks(text, pool);
+  EXPECT_EQ(text.registered, 3u);
+  EXPECT_FALSE(tang::roll_back(text, 21, pool)) << "block 2 is registered and no block is free";
+  EXPECT_EQ(text.length(), 16u) << "cut back to its whole blocks";
+  EXPECT_EQ(text.table.size(), 2u);
+  EXPECT_EQ(text.registered, 2u);
+  EXPECT_TRUE(tang::roll_back(text, 8, pool)) << "a cut on a block's end copies nothing";
+  EXPECT_EQ(text.table.size(), 1u);
+  tang::release_all(text, pool);
+  EXPECT_EQ(pool.counts().in_use, 0u);
+}
+
 TEST(PagedForward, RefusesATextWithoutItsBlocks) {
   const tang::GPT model = tang::testing::random_model(3);
   tang::BlockPool pool(model.config(), 8, 16);

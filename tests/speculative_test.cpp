@@ -6,14 +6,17 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <vector>
 
 #include "02_temperature/exercise/sample_with_temperature.hpp"
 #include "03_topk_topp/sampler.hpp"
 #include "06_kvcache/kv_cache.hpp"
+#include "12_speculative/model_drafter.hpp"
 #include "12_speculative/ngram_drafter.hpp"
 #include "12_speculative/sampling_distribution.hpp"
 #include "12_speculative/speculative_writer.hpp"
+#include "checkpoint.hpp"
 #include "generate.hpp"
 #include "shipped_model.hpp"
 
@@ -47,7 +50,8 @@ TEST(SamplingDistribution, DrawsWhatLessonThreesSamplerDraws) {
 }
 
 // At temperature 0 the text is lesson 06's greedy text, whatever the drafter
-// and k, within the context and past it.
+// (the n-gram table, the draft model, one that always guesses a comma) and k,
+// within the context and past it.
 class AlwaysTheSame : public tang::Drafter {
  public:
   AlwaysTheSame(TokenId guess, std::size_t V) : guess_(guess), V_(V) {}
@@ -70,6 +74,9 @@ TEST(WriteSpeculative, AtTemperatureZeroIsLessonSixsGreedyText) {
   tang::NgramDrafter ngram(
       tang::training_stream(tok, std::string(TANG_DATA_DIR) + "/tang_poems.txt"), 4, V);
   AlwaysTheSame comma(tok.encode("，")[0], V);
+  const std::string draft_path = std::string(TANG_DATA_DIR) + "/draft/tang_draft.safetensors";
+  ASSERT_TRUE(std::filesystem::exists(draft_path)) << draft_path;
+  const tang::GPT draft = tang::load_checkpoint(draft_path);
   std::string long_opening;  // 126 characters, mid-line: the poem goes past the context of 128
   for (int i = 0; i < 5; ++i) long_opening += "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。";
   long_opening += "白日依山尽，";
@@ -81,8 +88,10 @@ TEST(WriteSpeculative, AtTemperatureZeroIsLessonSixsGreedyText) {
     tang::Rng unused(1);
     const std::vector<TokenId> lesson = tang::write(
         predictor, lesson_context, tang::sampling_picker(greedy), unused, max_new, tok.newline());
+    tang::ModelDrafter small(draft, greedy);  // lesson 12's draft model, its own cache cut back
     for (tang::Drafter* drafter :
-         {static_cast<tang::Drafter*>(&ngram), static_cast<tang::Drafter*>(&comma)}) {
+         {static_cast<tang::Drafter*>(&ngram), static_cast<tang::Drafter*>(&comma),
+          static_cast<tang::Drafter*>(&small)}) {
       for (std::size_t k = 1; k <= 8; ++k) {
         std::vector<TokenId> context = tok.encode("\n" + opening);
         tang::Rng rng(5);
@@ -90,8 +99,11 @@ TEST(WriteSpeculative, AtTemperatureZeroIsLessonSixsGreedyText) {
         const std::vector<TokenId> written = tang::write_speculative(
             model, *drafter, context, greedy, rng, k, max_new, tok.newline(), &counts);
         EXPECT_EQ(tok.decode(written), tok.decode(lesson))
-            << "k " << k << (drafter == &ngram ? ", n-gram" : ", always a comma") << ", opening '"
-            << opening.substr(0, 12) << "'";
+            << "k " << k
+            << (drafter == &ngram   ? ", n-gram"
+                : drafter == &comma ? ", always a comma"
+                                    : ", model")
+            << ", opening '" << opening.substr(0, 12) << "'";
         EXPECT_EQ(counts.written, written.size());
         if (opening == long_opening) {
           EXPECT_GT(context.size(), model.config().block_size) << "the window slid";

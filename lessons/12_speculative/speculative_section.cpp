@@ -121,7 +121,7 @@ void show_speculative(LessonContext& c, const SpeculativeOptions& o) {
            "forward pass,\nkeeps each draft with probability min(1, p/q), draws one more "
            "(from max(0, p - q) at the first\nrejection), and its cache is cut back past the "
            "rest. The text is the model's: at T 0 character\nfor character, sampled in "
-           "distribution (tests/speculative_test.cpp).\n";
+           "distribution (tests/exercises/exercise_12_test.cpp).\n";
   NgramDrafter ngram(training_stream(model.tokenizer(), c.options.corpus), 4,
                      model.config().vocab_size);
   show_one_poem(c, ngram, "n-gram");
@@ -148,6 +148,8 @@ void show_speculative(LessonContext& c, const SpeculativeOptions& o) {
     for (const bool with_model : {false, true}) {
       if (with_model && !o.draft_model) continue;
       std::unique_ptr<ModelDrafter> drafter_model;
+      std::size_t best_k = 0;  // the k the cost model picks: the highest predicted speed-up
+      double best_predicted = 0, best_measured = 0;
       for (const std::size_t k : kKs) {
         Drafter* drafter = &ngram;
         if (with_model)
@@ -172,7 +174,12 @@ void show_speculative(LessonContext& c, const SpeculativeOptions& o) {
         c.out << line;
         if (t == 0)
           greedy.push_back({with_model, k, double(run.counts.written) / double(run.counts.rounds)});
+        if (plain_predicted / spec_predicted > best_predicted)
+          best_k = k, best_predicted = plain_predicted / spec_predicted,
+          best_measured = plain_ms_char / ms_char;
       }
+      c.out << "      the cost model's best k: " << best_k << " (predicted "
+            << fixed(best_predicted, 2) << "x, measured " << fixed(best_measured, 2) << "x)\n";
     }
   }
   // the same rounds on a model whose weights do not fit in the caches: predicted only

@@ -26,6 +26,25 @@ namespace {
 using tang::TokenId;
 
 // p and q rows of V = 4 for one draft.
+// Two drafts, the first thrown away: the character after it is drawn with the
+// last coin (coins[k]), not the coin of the next draft.
+TEST(Exercise12, TheCharacterAfterARejectionIsDrawnWithTheLastCoin) {
+  const std::vector<float> p = {0.5f, 0.5f, 0.0f, 0.0f,   // p_0
+                                0.0f, 0.0f, 1.0f, 0.0f,   // p_1
+                                0.0f, 0.0f, 0.0f, 1.0f};  // p_2
+  const std::vector<float> q = {0.0f, 0.0f, 1.0f, 0.0f,   // q_0: sure of 2, which p_0 never writes
+                                0.0f, 0.0f, 1.0f, 0.0f};  // q_1
+  const std::vector<TokenId> drafted = {2, 2};
+  // rejected at once; the residual is p_0 = (0.5, 0.5, 0, 0): coin 0.9 draws 1, coin 0.1 draws 0
+  const tang::Verification a =
+      tang::accept_drafts(p, q, drafted, std::vector<float>{0.5f, 0.1f, 0.9f}, 4);
+  EXPECT_EQ(a.accepted, 0u);
+  EXPECT_EQ(a.next, 1) << "drawn with coins[2] = 0.9, not coins[1] = 0.1";
+  const tang::Verification b =
+      tang::accept_drafts(p, q, drafted, std::vector<float>{0.5f, 0.9f, 0.1f}, 4);
+  EXPECT_EQ(b.next, 0) << "drawn with coins[2] = 0.1, not coins[1] = 0.9";
+}
+
 TEST(Exercise12, PaperCases) {
   const std::vector<float> p = {0.5f, 0.3f, 0.2f, 0.0f,
                                 0.1f, 0.2f, 0.3f, 0.4f};  // p_0, p_1 (bonus)
@@ -55,8 +74,9 @@ TEST(Exercise12, PaperCases) {
   const std::vector<float> same(p.begin(), p.begin() + 4);
   for (const float coin : {0.0f, 0.5f, 0.999f})
     EXPECT_EQ(verification(same, 1, coin, 0.1f).accepted, 1u);
-  // q = 0 where p > 0: the draft (drawn elsewhere) is always kept
+  // a draft q is sure of and p gives 0.2: a coin past 0.2 throws it away
   EXPECT_EQ(verification(sure_of_2, 2, 0.999f, 0.1f).accepted, 0u);
+  // q = 0 where p > 0: the draft (drawn elsewhere) is always kept
   const std::vector<float> zero_at_1 = {0.5f, 0.0f, 0.5f, 0.0f};
   EXPECT_EQ(verification(zero_at_1, 1, 0.999f, 0.1f).accepted, 1u);
   // greedy: p and q certain; kept when they agree, else the model's argmax

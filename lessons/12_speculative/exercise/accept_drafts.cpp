@@ -11,9 +11,12 @@
 //   (that is, coin < p/q without dividing by a q that may be 0). At the first d
 //   not kept, stop: the next character is drawn with coins[k] from the residual
 //   r(x) = max(0, p_i(x) - q_i(x)) / (its sum over x), with tang::sample_from
-//   (lesson 02's draw; write the tang::, or the name finds your exercise 02);
-//   sum the residual in a double. When every draft is kept, the next character
-//   is drawn with coins[k] from row k of p (the bonus).
+//   (lesson 02's draw, from "02_temperature/exercise/sample_with_temperature.hpp";
+//   write the tang::, or the name finds your exercise 02); sum the residual in a
+//   double, and should that sum be 0 (only rounding can make it so) draw from
+//   p_i itself. When every draft is kept, the next character is drawn with
+//   coins[k] from row k of p (the bonus). coins[k] is the one coin for that last
+//   draw, whichever draft was rejected.
 //   Return {number kept, the next character}.
 //
 // Example, V = 3, k = 1: p_0 = (0.5, 0.5, 0), q_0 = (0.2, 0.8, 0), drafted = {1}.

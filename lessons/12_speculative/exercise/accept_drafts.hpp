@@ -15,8 +15,8 @@
 // x is kept with probability q(x) min(1, p(x)/q(x)) = min(q(x), p(x)), and the
 // rejections, which happen with probability 1 - sum min(p, q) = sum max(0, p - q),
 // give it the rest, max(0, p(x) - q(x)). So the text follows the model's
-// distribution exactly, and the drafter only decides how fast (tests/
-// speculative_test.cpp checks it with a chi-square test). At temperature 0 both
+// distribution exactly, and the drafter only decides how fast (tests/exercises/
+// exercise_12_test.cpp checks it with a chi-square test). At temperature 0 both
 // are certain: a draft is kept when it is the model's argmax, and the next
 // character is that argmax.
 //
@@ -44,7 +44,7 @@ struct Verification {
 namespace tang::mine {
 
 // p (k+1, V), q (k, V): each row a distribution; drafted (k); coins (k+1), each
-// uniform in [0, 1): one a drafted character, the last for the character drawn
+// uniform in [0, 1): one for each drafted character, the last for the character drawn
 // after them.
 Verification accept_drafts(std::span<const float> p, std::span<const float> q,
                            std::span<const TokenId> drafted, std::span<const float> coins,

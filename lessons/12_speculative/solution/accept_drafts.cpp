@@ -22,7 +22,8 @@ Verification accept_drafts(std::span<const float> p, std::span<const float> q,
       residual[x] = pi[x] > qi[x] ? pi[x] - qi[x] : 0.0f;
       total += residual[x];
     }
-    if (total == 0) return {i, reference::sample_from(pi, coins[k])};  // p <= q everywhere: rounding only
+    if (total == 0)
+      return {i, reference::sample_from(pi, coins[k])};  // p <= q everywhere: rounding only
     for (float& r : residual) r = static_cast<float>(r / total);
     return {i, reference::sample_from(residual, coins[k])};
   }
