@@ -732,14 +732,17 @@ TEST(Lessons, LessonTwelveSpeculates) {
   const auto sections = sections_of(r.out);
   ASSERT_EQ(sections.size(), 1u) << r.out;
   EXPECT_EQ(sections[0].heading.rfind("== 12. ", 0), 0u) << sections[0].heading;
-  std::size_t greedy_rows = 0, sampled_rows = 0;
+  std::size_t greedy_rows = 0, sampled_rows = 0, verse_rows = 0;
   for (const std::string& line : lines_of(r.out)) {
     greedy_rows += line.find("   yes") != std::string::npos;
     sampled_rows += line.find("(sampled)") != std::string::npos;
+    verse_rows += line.find("   8 of 8") != std::string::npos;
     EXPECT_EQ(line.find("   NO"), std::string::npos) << line;
   }
   EXPECT_GE(greedy_rows, 4u) << "k = 1, 2, 4, 8 for each drafter at T 0\n" << r.out;
-  EXPECT_EQ(greedy_rows, sampled_rows) << r.out;
+  EXPECT_GE(verse_rows, 2u) << "the form alone and with the n-gram table at T 0\n" << r.out;
+  EXPECT_EQ(greedy_rows + verse_rows, sampled_rows) << "every T 0 row is the lesson's text\n"
+                                                    << r.out;
   EXPECT_NE(r.out.find("=="), std::string::npos) << "the marked poem\n" << r.out;
 }
 

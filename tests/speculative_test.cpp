@@ -12,6 +12,10 @@
 #include "02_temperature/exercise/sample_with_temperature.hpp"
 #include "03_topk_topp/sampler.hpp"
 #include "06_kvcache/kv_cache.hpp"
+#include "07_verse/beam_search.hpp"
+#include "07_verse/verse_constraint.hpp"
+#include "07_verse/verse_form.hpp"
+#include "12_speculative/form_drafter.hpp"
 #include "12_speculative/model_drafter.hpp"
 #include "12_speculative/ngram_drafter.hpp"
 #include "12_speculative/sampling_distribution.hpp"
@@ -113,6 +117,44 @@ TEST(WriteSpeculative, AtTemperatureZeroIsLessonSixsGreedyText) {
           EXPECT_LT(counts.rounds, written.size()) << "fewer forward passes than characters";
         }
       }
+    }
+  }
+}
+
+// Lesson 07's regular verse at T 0: with the form's mask on every distribution,
+// the text is lesson 07's beam search at width 1, and the form drafter's certain
+// characters (each line's punctuation, the final newline) are always kept.
+TEST(WriteSpeculative, RegularVerseIsLessonSevensAndItsCertainCharactersAreKept) {
+  NEED_SHIPPED_MODEL();
+  const tang::Tokenizer& tok = model.tokenizer();
+  const std::size_t V = model.config().vocab_size;
+  const tang::VerseTables tables = tang::VerseTables::load_shipped();
+  const tang::VerseVocabulary vocab(tok, tables);
+  AlwaysTheSame never_right(tok.encode("山")[0], V);  // the form's characters are all it gets
+  const tang::SamplingSettings greedy{0.0f, 0, 1.0f};
+  for (const tang::VerseForm& form : tang::verse_forms()) {
+    tang::VerseConstraint constraint(vocab, form);
+    constraint.with_tones(tang::default_pattern(form)).without_repeats();
+    tang::Rng unused(1);
+    const tang::WrittenVerse lesson07 =
+        tang::write_verse(model, constraint, tang::BeamSettings{1, greedy}, unused);
+    const tang::MaskFor mask_for = [&](std::span<const TokenId> context) {
+      return constraint.allowed_next(context.subspan(1));  // what was written after "\n"
+    };
+    tang::FormDrafter drafter(never_right, mask_for, V);
+    for (const std::size_t k : {1u, 2u, 4u, 8u}) {
+      std::vector<TokenId> context = tok.encode("\n");
+      tang::Rng rng(3);
+      tang::SpeculativeCounts counts;
+      const std::vector<TokenId> written =
+          tang::write_speculative(model, drafter, context, greedy, rng, k, constraint.length(),
+                                  tok.newline(), &counts, mask_for);
+      EXPECT_EQ(tok.decode(written), tok.decode(lesson07.tokens)) << form.name << ", k " << k;
+      std::size_t certain = 0;  // the lines' punctuation (the newline after the last is often
+      for (const TokenId t : written)  // drawn by the round that kept it, not drafted)
+        certain += t == tok.encode("，")[0] || t == tok.encode("。")[0];
+      EXPECT_GE(counts.accepted, certain)
+          << form.name << ", k " << k << ": the form's characters are drafted and kept";
     }
   }
 }

@@ -26,7 +26,7 @@ std::vector<TokenId> write_speculative(const GPT& model, Drafter& drafter,
                                        std::vector<TokenId>& context,
                                        const SamplingSettings& settings, Rng& rng, std::size_t k,
                                        std::size_t max_new, std::optional<TokenId> stop_after,
-                                       SpeculativeCounts* counts) {
+                                       SpeculativeCounts* counts, const MaskFor& mask_for) {
   if (context.empty()) throw std::invalid_argument("write_speculative: empty context");
   const GPTConfig& cfg = model.config();
   const std::size_t V = cfg.vocab_size;
@@ -60,8 +60,17 @@ std::vector<TokenId> write_speculative(const GPT& model, Drafter& drafter,
     const View<2> logits = forward_with_cache(model, m, tokens, caches, acts,
                                               LogitsFor::kAllPositions);  // (k + 1, V)
     p.assign(logits.data(), logits.data() + tokens.size() * V);
-    for (std::size_t i = 0; i <= drafted.size(); ++i)
-      to_sampling_distribution(std::span(p).subspan(i * V, V), settings);
+    std::vector<TokenId> text = context;  // row i: after the context and drafts 0 .. i-1
+    for (std::size_t i = 0; i <= drafted.size(); ++i) {
+      Constraint constraint;
+      std::optional<LogitMask> mask;
+      if (mask_for) {
+        mask = mask_for(text);
+        constraint = [&](std::span<float> z) { mask->apply(z); };
+      }
+      to_sampling_distribution(std::span(p).subspan(i * V, V), settings, constraint);
+      if (i < drafted.size()) text.push_back(drafted[i]);
+    }
     std::vector<float> coins(drafted.size() + 1);
     for (float& coin : coins) coin = rng.uniform();
     const Verification verification = accept_drafts(p, q, drafted, coins, V);

@@ -12,10 +12,13 @@
 // lesson 06's greedy text, character for character (tested).
 #pragma once
 
+#include <functional>
 #include <optional>
+#include <span>
 #include <vector>
 
-#include "06_kvcache/step_cost.hpp"  // StepWork
+#include "05_acrostic/logit_mask.hpp"  // LogitMask
+#include "06_kvcache/step_cost.hpp"    // StepWork
 #include "12_speculative/drafter.hpp"
 #include "gpt.hpp"
 #include "sampling.hpp"
@@ -31,13 +34,19 @@ struct SpeculativeCounts {
   std::vector<StepWork> work;     // what each forward pass pushed through the model (step_cost.hpp)
 };
 
+// A form's mask for the character after `context` (lesson 05's LogitMask): for
+// lesson 07's regular verse, its constraint's allowed_next of what was written.
+using MaskFor = std::function<LogitMask(std::span<const TokenId> context)>;
+
 // Appends to `context` up to max_new characters, as lesson 04's write does (it
 // stops after writing `stop_after`, a poem's newline), with up to k drafts a
-// round. Returns the characters written.
+// round. With `mask_for`, every distribution of the model is masked as lesson
+// 03's sampler masks it (the mask first). Returns the characters written.
 std::vector<TokenId> write_speculative(const GPT& model, Drafter& drafter,
                                        std::vector<TokenId>& context,
                                        const SamplingSettings& settings, Rng& rng, std::size_t k,
                                        std::size_t max_new, std::optional<TokenId> stop_after,
-                                       SpeculativeCounts* counts = nullptr);
+                                       SpeculativeCounts* counts = nullptr,
+                                       const MaskFor& mask_for = {});
 
 }  // namespace tang
