@@ -164,7 +164,7 @@ EngineStats PagedEngine::stats() const {
 // lock), count, end the texts that are done, cancelled or failed.
 void PagedEngine::run() {
   std::unique_lock lock(mutex_);
-  const auto writing = [&] {
+  const auto writing = [&] {  // a text was started and has not ended (it may wait for room)
     return std::any_of(texts_.begin(), texts_.end(),
                        [](const auto& t) { return t.second->writer; });
   };
@@ -179,7 +179,7 @@ void PagedEngine::run() {
       finish_step(plan);
     }
     const std::vector<Ending> ended = collect_ended();
-    if (plan.empty() && ended.empty())  // every waiting text waits for room
+    if (plan.empty() && ended.empty())  // a safety net: every waiting text waits for room
       work_.wait_for(lock, std::chrono::milliseconds(1));
     tell(lock, ended);
   }
@@ -311,8 +311,9 @@ bool PagedEngine::make_room(Text& text, std::size_t positions) {
 
 void PagedEngine::preempt(Text& victim) {
   release_all(victim.paged, pool_);  // its full blocks stay cached: its recompute may find them
+  counters_.preemptions +=
+      victim.started;  // (one that only took cached blocks had computed nothing)
   victim.started = false;
-  ++counters_.preemptions;
 }
 
 // What the step will push through the model, as lesson 08 counts it
@@ -397,6 +398,7 @@ void PagedEngine::step(Plan& plan) {
 // The step's counts and prediction. Under the lock.
 void PagedEngine::finish_step(Plan& plan) {
   ++counters_.steps;
+  counters_.most_blocks_in_use = std::max(counters_.most_blocks_in_use, pool_.counts().in_use);
   counters_.compute_seconds += plan.compute_seconds;
   if (options_.record_work) work_log_.insert(work_log_.end(), plan.works.begin(), plan.works.end());
   if (!plan.batch.empty()) {
@@ -436,7 +438,6 @@ std::vector<PagedEngine::Ending> PagedEngine::collect_ended() {
     it = t.closed && t.writer == nullptr ? texts_.erase(it) : std::next(it);
   }
   pool_counts_ = pool_.counts();
-  counters_.most_blocks_in_use = std::max(counters_.most_blocks_in_use, pool_counts_.in_use);
   return endings;
 }
 

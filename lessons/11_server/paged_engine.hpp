@@ -116,8 +116,10 @@ class PagedEngine {
   // stopped taking texts.
   std::optional<TextId> open();
   // The engine writes `text` with `writer`, stepping it on the engine's thread
-  // until it is done, cancelled or failed; then `on_end`, once, on that thread.
-  // `writer` must live until then: after on_end the engine does not touch it.
+  // until it is done, cancelled or failed; then `on_end`, once, on that thread
+  // without the engine's lock (on the caller's, at once, when the engine is
+  // stopping). `writer` must live until then: after on_end the engine does not
+  // touch it.
   void start(TextId text, Writer& writer, OnEnd on_end);
   // Ends the text at the next step (cancelled), its blocks back to the pool.
   void cancel(TextId text);

@@ -79,8 +79,9 @@ class EventQueue {
 // from: its probabilities are worked out on the request's thread, so that the
 // engine's thread only draws. Only while the request's thread keeps up: with
 // kLogitsQueued such events waiting, the engine's thread works them out
-// itself, and a client that reads slowly costs no more memory than that. Its
-// newline ends the poem and is not sent.
+// itself: a client that reads slowly holds at most that many rows of logits
+// (its other events are a character each). Its newline ends the poem and is
+// not sent.
 class StreamedWriter : public Writer {
  public:
   static constexpr std::size_t kLogitsQueued = 4;
@@ -145,21 +146,23 @@ std::vector<ServedPoem> serve_poems(
   const Tokenizer& tokenizer = engine.model().tokenizer();
   const Clock::time_point start = Clock::now();
   const auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  EventQueue queue;
+  // shared with every text's on_end: the engine's thread may still be inside the last
+  // push (its notify) when this thread has taken that event and returns
+  const auto queue = std::make_shared<EventQueue>();
   std::vector<std::unique_ptr<StreamedWriter>> writers;  // (n)
   for (std::size_t i = 0; i < requests.size(); ++i)
-    writers.push_back(std::make_unique<StreamedWriter>(tokenizer, requests[i], i, queue));
+    writers.push_back(std::make_unique<StreamedWriter>(tokenizer, requests[i], i, *queue));
   std::vector<ServedPoem> served(requests.size());
   std::size_t running = 0;  // started, not ended: their writers and the queue must stay
   try {
     for (std::size_t i = 0; i < requests.size(); ++i) {
-      engine.start(texts[i], *writers[i], [&queue, i](const TextEnd& how) {
-        queue.push({i, {}, 0, {}, how});
+      engine.start(texts[i], *writers[i], [queue, i](const TextEnd& how) {
+        queue->push({i, {}, 0, {}, how});
       });
       ++running;
     }
     while (running > 0) {
-      Event e = queue.pop();
+      Event e = queue->pop();
       ServedPoem& s = served[e.choice];
       if (e.end) {
         --running;
@@ -180,7 +183,7 @@ std::vector<ServedPoem> serve_poems(
     }
   } catch (...) {  // every started text ends before its writer goes
     for (const PagedEngine::TextId text : texts) engine.cancel(text);
-    while (running > 0) running -= queue.pop().end.has_value();
+    while (running > 0) running -= queue->pop().end.has_value();
     throw;
   }
   for (std::size_t i = 0; i < served.size(); ++i) {

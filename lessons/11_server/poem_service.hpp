@@ -40,7 +40,7 @@ struct ServedPoem {
   std::size_t characters = 0;  // streamed to on_character
   double first_seconds = 0;    // from the call to the first character
   double seconds = 0;          // from the call to the end
-  bool stopped = false;        // on_character said stop, or the engine was cancelled
+  bool stopped = false;        // on_character said stop, the engine was cancelled, or it failed
   bool ended = false;  // it ended (its newline, the acrostic's last line), not cut at max_chars
   PredictedTimes predicted;    // by the cost model, when the engine has one
   std::exception_ptr failure;  // what the engine threw writing it (serve_poem rethrows it)
