@@ -959,6 +959,11 @@ const std::vector<BadFlags>& bad_speculative_flags() {
        {"--draft", "/nonexistent/draft.safetensors"},
        2,
        true},
+      {"DraftNotMultiHead",
+       {"--draft", TANG_DATA_DIR "/variants/latent_seed1.safetensors"},
+       {"--draft", "latent"},
+       2,
+       true},
   };
   return cases;
 }

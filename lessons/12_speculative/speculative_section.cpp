@@ -287,6 +287,9 @@ void prepare(SpeculativeOptions& o, const GPT& model) {
                     ": pass a draft model's checkpoint (data/draft/tang_draft.safetensors)");
   }
   auto draft = std::make_shared<const GPT>(load_checkpoint(o.draft));
+  if (const std::string why = why_not_multi_head(draft->config(), "lesson 12's draft model");
+      !why.empty())
+    throw BadOption("--draft: " + o.draft + ": " + why);
   if (draft->config().vocab_size != model.config().vocab_size)
     throw BadOption("--draft: " + o.draft + " has a vocabulary of " +
                     std::to_string(draft->config().vocab_size) + ", the model " +
