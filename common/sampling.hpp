@@ -20,7 +20,7 @@ float largest_value(std::span<const float> values);
 // Logits of -infinity (banned characters, lesson 05) get probability 0.
 void softmax_in_place(std::span<float> logits);
 
-// How lessons 03-11 sample (lessons/03_topk_topp/sampler.hpp).
+// How lessons 03-12 sample (lessons/03_topk_topp/sampler.hpp).
 struct SamplingSettings {
   float temperature = 1.0f;  // 0: greedy
   std::size_t top_k = 0;     // 0: off
