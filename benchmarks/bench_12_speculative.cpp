@@ -16,11 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "03_topk_topp/sampler.hpp"
-#include "06_kvcache/kv_cache.hpp"
-#include "06_kvcache/step_cost.hpp"
+#include "12_speculative/eight_poems.hpp"
 #include "12_speculative/ngram_drafter.hpp"
-#include "12_speculative/speculative_writer.hpp"
 #include "bench_common.hpp"
 #include "bench_profile.hpp"
 #include "number_text.hpp"  // label
@@ -29,7 +26,6 @@ namespace {
 
 using namespace tang;
 
-const char* const kOpenings[] = {"", "春风", "明月", "山", "白日依山尽，", "江上", "秋", "孤城"};
 constexpr std::size_t kMaxChars = 64;
 
 SamplingSettings settings_at(int temperature_tenths) {
@@ -45,60 +41,34 @@ NgramDrafter& ngram() {
 }
 
 double predicted_ms(const std::vector<StepWork>& work) {
-  double ms = 0;
-  for (const StepWork& w : work)
-    ms += predict_plain_step(bench::course_model().config(), w, bench::plain_loop_profile())
-              .total_ms();
-  return ms;
+  return tang::predicted_ms(bench::course_model().config(), work, bench::plain_loop_profile());
+}
+
+// Lesson 12's eight poems written `write`'s way, per character, with the prediction.
+template <class Write>
+void time_eight(benchmark::State& state, const Write& write) {
+  EightPoems eight;  // of the last iteration: the same every time
+  bench::StepClock clock(state);
+  for (auto _ : state) eight = write();
+  const double chars = double(eight.characters());
+  clock.finish(state, chars, "chars_per_s", false);
+  state.counters["predicted_chars_per_s"] = 1e3 * chars / predicted_ms(eight.counts.work);
+  if (eight.counts.rounds == 0) return;  // lesson 06's writing: no verifications
+  state.counters["kept_per_round"] = double(eight.counts.accepted) / double(eight.counts.rounds);
+  state.counters["chars_per_round"] = chars / double(eight.counts.rounds);
 }
 
 void BM_plain(benchmark::State& state, int tenths) {
-  const GPT& model = bench::course_model();
-  const SamplingSettings s = settings_at(tenths);
-  double chars = 0;
-  std::vector<StepWork> work;  // of one iteration
-  bench::StepClock clock(state);
-  for (auto _ : state) {
-    chars = 0;
-    work.clear();
-    for (std::size_t i = 0; i < std::size(kOpenings); ++i) {
-      std::vector<TokenId> context = model.tokenizer().encode(std::string("\n") + kOpenings[i]);
-      const std::size_t before = context.size();
-      CachedPredictor<> predictor(model);
-      Rng rng(42 + i);
-      const std::vector<TokenId> written = write(predictor, context, sampling_picker(s), rng,
-                                                 kMaxChars, model.tokenizer().newline());
-      StepWork opening{before, 1, 0, 1};  // the first step: the whole opening, one draw
-      for (std::size_t p = 0; p < before; ++p) opening.keys += p + 1;
-      work.push_back(opening);
-      for (std::size_t j = 1; j < written.size(); ++j) work.push_back(cached_step(before + j - 1));
-      chars += double(written.size());
-    }
-  }
-  clock.finish(state, chars, "chars_per_s", false);
-  state.counters["predicted_chars_per_s"] = 1e3 * chars / predicted_ms(work);
+  time_eight(state, [&] {
+    return write_eight_plain(bench::course_model(), settings_at(tenths), kMaxChars, 42);
+  });
 }
 
 void BM_speculative(benchmark::State& state, std::size_t k, int tenths) {
-  const GPT& model = bench::course_model();
-  const SamplingSettings s = settings_at(tenths);
-  NgramDrafter& drafter = ngram();
-  SpeculativeCounts counts;  // of one iteration
-  bench::StepClock clock(state);
-  for (auto _ : state) {
-    counts = {};
-    for (std::size_t i = 0; i < std::size(kOpenings); ++i) {
-      std::vector<TokenId> context = model.tokenizer().encode(std::string("\n") + kOpenings[i]);
-      Rng rng(42 + i);
-      write_speculative(model, drafter, context, s, rng, k, kMaxChars, model.tokenizer().newline(),
-                        &counts);
-    }
-  }
-  const double chars = double(counts.written);
-  clock.finish(state, chars, "chars_per_s", false);
-  state.counters["predicted_chars_per_s"] = 1e3 * chars / predicted_ms(counts.work);
-  state.counters["kept_per_round"] = double(counts.accepted) / double(counts.rounds);
-  state.counters["chars_per_round"] = chars / double(counts.rounds);
+  time_eight(state, [&] {
+    return write_eight_speculative(bench::course_model(), ngram(), settings_at(tenths), k,
+                                   kMaxChars, 42);
+  });
 }
 
 void register_lesson() {

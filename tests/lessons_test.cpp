@@ -211,6 +211,15 @@ void expect_sections(const Lesson& lesson, const std::vector<Section>& sections,
   }
 }
 
+// A lesson run with --section N alone: its header, then section N and nothing else.
+void expect_section_alone(const Lesson& lesson, const Outcome& r) {
+  expect_header(lesson, r);
+  const auto sections = sections_of(r.out);
+  ASSERT_EQ(sections.size(), 1u) << r.out;
+  EXPECT_EQ(sections[0].heading.rfind("== " + std::to_string(lesson.number) + ". ", 0), 0u)
+      << sections[0].heading;
+}
+
 class EachLesson : public ::testing::TestWithParam<Lesson> {};
 
 TEST_P(EachLesson, PrintsSectionsOneToNAndTheSameTextTwice) {
@@ -553,10 +562,7 @@ TEST(Lessons, LessonEightWritesManyPoemsAtOnce) {
   const Outcome r = run_lesson(
       kLesson08, {"--section", "8", "--weights", "int8", "--batch", "4", "--no-big-model"});
   ASSERT_EQ(r.status, 0) << describe(r);
-  expect_header(kLesson08, r);
-  const auto sections = sections_of(r.out);
-  ASSERT_EQ(sections.size(), 1u) << r.out;
-  EXPECT_EQ(sections[0].heading.rfind("== 8. ", 0), 0u) << sections[0].heading;
+  ASSERT_NO_FATAL_FAILURE(expect_section_alone(kLesson08, r));
   EXPECT_NE(r.out.find("int8 weights, one thread"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("the same 32 poems at every B: yes"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("for 4 poems:"), std::string::npos) << r.out;
@@ -587,10 +593,8 @@ TEST(Lessons, LessonNineLooksInside) {
   const Outcome r = run_lesson(kLesson09, {"--section", "9", "--poems", "6"});
   ASSERT_EQ(r.status, 0) << describe(r);
   EXPECT_EQ(r.err, "");
-  expect_header(kLesson09, r);
+  ASSERT_NO_FATAL_FAILURE(expect_section_alone(kLesson09, r));
   const auto sections = sections_of(r.out);
-  ASSERT_EQ(sections.size(), 1u) << r.out;
-  EXPECT_EQ(sections[0].heading.rfind("== 9. ", 0), 0u) << sections[0].heading;
   std::size_t heads = 0, stages = 0, table = 0, knockouts = 0;
   for (const std::string& line : lines_of(r.out)) {
     heads += line.rfind("    layer ", 0) == 0;
@@ -641,10 +645,8 @@ TEST(Lessons, LessonTenShrinksTheCache) {
   const Outcome r = run_lesson(kLesson10, args);
   ASSERT_EQ(r.status, 0) << describe(r);
   EXPECT_EQ(r.err, "");
-  expect_header(kLesson10, r);
+  ASSERT_NO_FATAL_FAILURE(expect_section_alone(kLesson10, r));
   const auto sections = sections_of(r.out);
-  ASSERT_EQ(sections.size(), 1u) << r.out;
-  EXPECT_EQ(sections[0].heading.rfind("== 10. ", 0), 0u) << sections[0].heading;
   std::size_t sizes = 0, against = 0, writing = 0, schemes = 0;
   constexpr auto npos = std::string::npos;
   const auto ends_with = [](const std::string& line, const std::string& end) {
@@ -691,10 +693,7 @@ TEST(Lessons, LessonElevenServesManyClients) {
   const Outcome r = run_lesson(kLesson11, {"--section", "11", "--requests", "12"});
   ASSERT_EQ(r.status, 0) << describe(r);
   EXPECT_EQ(r.err, "");
-  expect_header(kLesson11, r);
-  const auto sections = sections_of(r.out);
-  ASSERT_EQ(sections.size(), 1u) << r.out;
-  EXPECT_EQ(sections[0].heading.rfind("== 11. ", 0), 0u) << sections[0].heading;
+  ASSERT_NO_FATAL_FAILURE(expect_section_alone(kLesson11, r));
   EXPECT_NE(r.out.find("IDENTICAL, bit for bit, at all 128 positions"), std::string::npos) << r.out;
   std::size_t client_rows = 0, all_same = 0;
   for (const std::string& line : lines_of(r.out)) {
@@ -728,10 +727,7 @@ TEST(Lessons, LessonTwelveSpeculates) {
   const Outcome r = run_lesson(kLesson12, {"--section", "12", "--length", "24"});
   ASSERT_EQ(r.status, 0) << describe(r);
   EXPECT_EQ(r.err, "");
-  expect_header(kLesson12, r);
-  const auto sections = sections_of(r.out);
-  ASSERT_EQ(sections.size(), 1u) << r.out;
-  EXPECT_EQ(sections[0].heading.rfind("== 12. ", 0), 0u) << sections[0].heading;
+  ASSERT_NO_FATAL_FAILURE(expect_section_alone(kLesson12, r));
   std::size_t greedy_rows = 0, sampled_rows = 0, verse_rows = 0;
   for (const std::string& line : lines_of(r.out)) {
     greedy_rows += line.find("   yes") != std::string::npos;

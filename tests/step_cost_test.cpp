@@ -144,6 +144,18 @@ TEST(MachineProfile, IsMeasuredAndWrittenWhenMissingAndReadAfterwards) {
   fs::remove_all(dir);
 }
 
+// A step that extends a cache counts its rows' keys as the window and the
+// cached step do: extend_step(k, 0, 1, 1) is a window, (1, c, 1, 1) a cached step.
+TEST(StepCost, AnExtendingStepCountsEveryRowsKeys) {
+  for (const std::size_t k : {1u, 5u, 33u})
+    EXPECT_EQ(tang::extend_step(k, 0, 1, 1), tang::window_step(k)) << k;
+  for (const std::size_t c : {0u, 7u, 127u})
+    EXPECT_EQ(tang::extend_step(1, c, 1, 1), tang::cached_step(c)) << c;
+  const tang::StepWork five = tang::extend_step(5, 10, 5, 5);  // rows see 11, 12, .. 15 keys
+  EXPECT_EQ(five.keys, 11u + 12u + 13u + 14u + 15u);
+  EXPECT_EQ(five.output_rows, 5u);
+}
+
 // Weights of the small config: 2 layers x 12 x 16^2 + 50 x 16 = 6,944, 27,776 bytes in
 // fp32, so 10 GB/s (under 1 MB): 2.7776 us for all of them.
 TEST(StepCost, EachMatrixTakesTheLongerOfReadingAndMultiplying) {

@@ -12,6 +12,12 @@ StepWork cached_step(std::size_t cached) {
   return {1, 1, cached + 1, 1};  // one row, which sees the cache and itself
 }
 
+StepWork extend_step(std::size_t rows, std::size_t cached, std::size_t logit_rows,
+                     std::size_t draws) {
+  return {rows, logit_rows, rows * cached + rows * (rows + 1) / 2,
+          draws};  // row t: the cache, 0 .. t
+}
+
 StepWork batch_step(std::size_t B, std::size_t cached) {
   return {B, B, B * (cached + 1), B};  // each row sees its own cache and itself
 }

@@ -37,6 +37,7 @@ struct StepWork {
   std::size_t output_rows = 1;  // rows whose logits are computed (the output layer)
   std::size_t keys = 1;         // keys attended per layer, summed over the rows
   std::size_t draws = 1;        // characters drawn
+  bool operator==(const StepWork&) const = default;
 };
 
 // A step of one text without the cache: its window of k positions again.
@@ -45,6 +46,11 @@ StepWork window_step(std::size_t k);
 StepWork cached_step(std::size_t cached);
 // A cached step of B texts whose caches hold `cached` positions each: B new rows.
 StepWork batch_step(std::size_t B, std::size_t cached);
+// A cached forward pass of one text whose cache holds `cached` positions: `rows`
+// new rows (a piece of an opening, drafts to check), logits for `logit_rows` of
+// them and `draws` characters drawn. window_step(k) is extend_step(k, 0, 1, 1).
+StepWork extend_step(std::size_t rows, std::size_t cached, std::size_t logit_rows,
+                     std::size_t draws);
 
 // A kind of matrix's bytes and flops (exercise 06d counts them), and their times.
 struct MatrixCost : MatrixTraffic {

@@ -327,11 +327,8 @@ std::vector<StepWork> PagedEngine::step_work(const Plan& plan) const {
   }
   for (const Plan::Piece& piece : plan.pieces) {
     const Text& t = *piece.text;
-    const std::size_t start = t.paged.length(), end = start + piece.positions;
-    const bool last = end == t.window.size();  // its logits, and a draw
-    StepWork w{piece.positions, 1, 0, last ? std::size_t{1} : 0};
-    for (std::size_t p = start; p < end; ++p) w.keys += p + 1;
-    works.push_back(w);
+    const bool last = t.paged.length() + piece.positions == t.window.size();  // a draw
+    works.push_back(extend_step(piece.positions, t.paged.length(), 1, last ? 1 : 0));
   }
   return works;
 }

@@ -29,9 +29,7 @@ void ModelDrafter::draft(std::span<const TokenId> context, std::size_t k, Rng& r
   KVCache* const caches[] = {&cache_};
   for (std::size_t i = 0; i < k; ++i) {
     const std::span<const TokenId> fresh = std::span(text).subspan(seen_.size());
-    StepWork step{fresh.size(), 1, 0, 1};
-    for (std::size_t j = 0; j < fresh.size(); ++j) step.keys += cache_.length + j + 1;
-    work.push_back(step);
+    work.push_back(extend_step(fresh.size(), cache_.length, 1, 1));
     const View<2> logits =
         forward_with_cache(model_, m, fresh, caches, acts_, LogitsFor::kLastPosition);
     seen_.assign(text.begin(), text.end());

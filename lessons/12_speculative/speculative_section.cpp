@@ -15,6 +15,7 @@
 #include "07_verse/beam_search.hpp"
 #include "07_verse/verse_constraint.hpp"
 #include "07_verse/verse_form.hpp"
+#include "12_speculative/eight_poems.hpp"
 #include "12_speculative/form_drafter.hpp"
 #include "12_speculative/model_drafter.hpp"
 #include "12_speculative/ngram_drafter.hpp"
@@ -30,7 +31,6 @@ namespace tang {
 
 namespace {
 
-const char* const kOpenings[] = {"", "春风", "明月", "山", "白日依山尽，", "江上", "秋", "孤城"};
 constexpr std::size_t kKs[] = {1, 2, 4, 8};
 
 struct SpeculativeOptions {
@@ -41,59 +41,18 @@ struct SpeculativeOptions {
 
 using Clock = std::chrono::steady_clock;
 
-// Eight poems, one after each opening, written one way; their characters, time and work.
+// Eight poems written one way (eight_poems.hpp), and the seconds they took.
 struct Run {
-  std::vector<std::vector<TokenId>> poems;
+  EightPoems eight;
   double seconds = 0;
-  SpeculativeCounts counts;
-  std::vector<StepWork> draft_work;  // the draft model's forward passes, when it has one
-  std::size_t characters() const {
-    std::size_t n = 0;
-    for (const auto& p : poems) n += p.size();
-    return n;
-  }
 };
 
-Run write_plain(const GPT& model, const SamplingSettings& s, std::size_t length,
-                std::uint64_t seed) {
-  Run run;
+template <class Write>
+Run timed(const Write& write) {
   const Clock::time_point start = Clock::now();
-  for (std::size_t i = 0; i < std::size(kOpenings); ++i) {
-    std::vector<TokenId> context = model.tokenizer().encode(std::string("\n") + kOpenings[i]);
-    const std::size_t before = context.size();
-    CachedPredictor<> predictor(model);
-    Rng rng(seed + i);
-    run.poems.push_back(
-        write(predictor, context, sampling_picker(s), rng, length, model.tokenizer().newline()));
-    StepWork opening{before, 1, 0, 1};  // lesson 06's first step: the whole opening
-    for (std::size_t p = 0; p < before; ++p) opening.keys += p + 1;
-    run.counts.work.push_back(opening);
-    for (std::size_t j = 1; j < run.poems.back().size(); ++j)
-      run.counts.work.push_back(cached_step(before + j - 1));
-  }
+  Run run{write(), 0};
   run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return run;
-}
-
-Run write_drafted(const GPT& model, Drafter& drafter, const SamplingSettings& s, std::size_t k,
-                  std::size_t length, std::uint64_t seed) {
-  Run run;
-  const Clock::time_point start = Clock::now();
-  for (std::size_t i = 0; i < std::size(kOpenings); ++i) {
-    std::vector<TokenId> context = model.tokenizer().encode(std::string("\n") + kOpenings[i]);
-    Rng rng(seed + i);
-    run.poems.push_back(write_speculative(model, drafter, context, s, rng, k, length,
-                                          model.tokenizer().newline(), &run.counts));
-  }
-  run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  return run;
-}
-
-double predicted_ms(const GPTConfig& config, const std::vector<StepWork>& work,
-                    const MachineProfile& profile) {
-  double ms = 0;
-  for (const StepWork& w : work) ms += predict_plain_step(config, w, profile).total_ms();
-  return ms;
 }
 
 // One greedy poem: each character marked as a kept draft (==) or drawn by the model (..).
@@ -211,9 +170,10 @@ void show_speculative(LessonContext& c, const SpeculativeOptions& o) {
   for (const float t : {0.0f, 0.8f}) {
     const SamplingSettings s =
         t == 0 ? SamplingSettings{0.0f, 0, 1.0f} : SamplingSettings{t, c.options.top_k, 1.0f};
-    const Run plain = write_plain(model, s, c.options.length, c.options.seed);
-    const double plain_ms_char = 1000 * plain.seconds / double(plain.characters());
-    const double plain_predicted = predicted_ms(model.config(), plain.counts.work, profile);
+    const Run plain =
+        timed([&] { return write_eight_plain(model, s, c.options.length, c.options.seed); });
+    const double plain_ms_char = 1000 * plain.seconds / double(plain.eight.characters());
+    const double plain_predicted = predicted_ms(model.config(), plain.eight.counts.work, profile);
     for (const bool with_model : {false, true}) {
       if (with_model && !o.draft_model) continue;
       std::unique_ptr<ModelDrafter> drafter_model;
@@ -223,29 +183,31 @@ void show_speculative(LessonContext& c, const SpeculativeOptions& o) {
         Drafter* drafter = &ngram;
         if (with_model)
           drafter = (drafter_model = std::make_unique<ModelDrafter>(*o.draft_model, s)).get();
-        const Run run = write_drafted(model, *drafter, s, k, c.options.length, c.options.seed);
-        double spec_predicted = predicted_ms(model.config(), run.counts.work, profile);
+        const Run run = timed([&] {
+          return write_eight_speculative(model, *drafter, s, k, c.options.length, c.options.seed);
+        });
+        const SpeculativeCounts& counts = run.eight.counts;
+        double spec_predicted = predicted_ms(model.config(), counts.work, profile);
         if (drafter_model)
           spec_predicted += predicted_ms(o.draft_model->config(), drafter_model->work, profile);
-        const double ms_char = 1000 * run.seconds / double(run.characters());
+        const double ms_char = 1000 * run.seconds / double(run.eight.characters());
+        const double chars_per_verification = double(counts.written) / double(counts.rounds);
+        const double measured = plain_ms_char / ms_char,
+                     predicted = plain_predicted / spec_predicted;
         char line[256];
-        std::snprintf(
-            line, sizeof line,
-            "    %-7s  %-3s  %2zu  %13zu  %7zu  %5s  %21s  %9s  %9s  %8s  %9s   %s\n",
-            with_model ? "model" : "n-gram", label(t).c_str(), k, run.counts.rounds,
-            run.counts.drafted,
-            percent(run.counts.accepted, std::max<std::size_t>(run.counts.drafted, 1)).c_str(),
-            fixed(double(run.counts.written) / double(run.counts.rounds), 2).c_str(),
-            fixed(ms_char, 3).c_str(), fixed(plain_ms_char, 3).c_str(),
-            fixed(plain_ms_char / ms_char, 2).c_str(),
-            fixed(plain_predicted / spec_predicted, 2).c_str(),
-            t == 0 ? (run.poems == plain.poems ? "yes" : "NO") : "(sampled)");
+        std::snprintf(line, sizeof line,
+                      "    %-7s  %-3s  %2zu  %13zu  %7zu  %5s  %21s  %9s  %9s  %8s  %9s   %s\n",
+                      with_model ? "model" : "n-gram", label(t).c_str(), k, counts.rounds,
+                      counts.drafted,
+                      percent(counts.accepted, std::max<std::size_t>(counts.drafted, 1)).c_str(),
+                      fixed(chars_per_verification, 2).c_str(), fixed(ms_char, 3).c_str(),
+                      fixed(plain_ms_char, 3).c_str(), fixed(measured, 2).c_str(),
+                      fixed(predicted, 2).c_str(),
+                      t == 0 ? (run.eight.poems == plain.eight.poems ? "yes" : "NO") : "(sampled)");
         c.out << line;
-        if (t == 0)
-          greedy.push_back({with_model, k, double(run.counts.written) / double(run.counts.rounds)});
-        if (plain_predicted / spec_predicted > best_predicted)
-          best_k = k, best_predicted = plain_predicted / spec_predicted,
-          best_measured = plain_ms_char / ms_char;
+        if (t == 0) greedy.push_back({with_model, k, chars_per_verification});
+        if (predicted > best_predicted)
+          best_k = k, best_predicted = predicted, best_measured = measured;
       }
       c.out << "      the cost model's best k: " << best_k << " (predicted "
             << fixed(best_predicted, 2) << "x, measured " << fixed(best_measured, 2) << "x)\n";
@@ -262,8 +224,7 @@ void show_speculative(LessonContext& c, const SpeculativeOptions& o) {
         << "    drafter   k  verification / one row  draft / one row  chars a verification  "
            "speed-up\n";
   for (const Greedy& g : greedy) {
-    StepWork verify{g.k + 1, g.k + 1, 0, g.k + 1};
-    for (std::size_t i = 0; i < g.k + 1; ++i) verify.keys += 33 + i;
+    const StepWork verify = extend_step(g.k + 1, 32, g.k + 1, g.k + 1);  // after 32 positions
     const double verify_ratio = predict_plain_step(big, verify, profile).total_ms() / one;
     const double draft_ratio =
         g.with_model

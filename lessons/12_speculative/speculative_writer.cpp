@@ -10,18 +10,6 @@
 
 namespace tang {
 
-namespace {
-
-// What a forward pass of `rows` new positions after `cached` ones pushes through
-// the model (step_cost.hpp), with logits and a distribution for `drawn` of them.
-StepWork rows_after(std::size_t rows, std::size_t cached, std::size_t drawn) {
-  StepWork w{rows, std::max<std::size_t>(drawn, 1), 0, drawn};
-  for (std::size_t i = 0; i < rows; ++i) w.keys += cached + i + 1;
-  return w;
-}
-
-}  // namespace
-
 std::vector<TokenId> write_speculative(const GPT& model, Drafter& drafter,
                                        std::vector<TokenId>& context,
                                        const SamplingSettings& settings, Rng& rng, std::size_t k,
@@ -52,24 +40,25 @@ std::vector<TokenId> write_speculative(const GPT& model, Drafter& drafter,
     if (pending.size() > 1) {  // an opening, or a window that slid: no logits needed but the last
       const std::span<const TokenId> before_last = pending.first(pending.size() - 1);
       forward_with_cache(model, m, before_last, caches, acts, LogitsFor::kLastPosition);
-      c.work.push_back(rows_after(before_last.size(), seen.size(), 0));
+      c.work.push_back(extend_step(before_last.size(), seen.size(), 1, 0));
     }
     std::vector<TokenId> tokens = {pending.back()};  // (k + 1) the last character, the drafts
     tokens.insert(tokens.end(), drafted.begin(), drafted.end());
-    c.work.push_back(rows_after(tokens.size(), cache.length, tokens.size()));
+    c.work.push_back(extend_step(tokens.size(), cache.length, tokens.size(), tokens.size()));
     const View<2> logits = forward_with_cache(model, m, tokens, caches, acts,
                                               LogitsFor::kAllPositions);  // (k + 1, V)
     p.assign(logits.data(), logits.data() + tokens.size() * V);
-    std::vector<TokenId> text = context;  // row i: after the context and drafts 0 .. i-1
+    std::vector<TokenId> text;  // with a form: row i is after the context and drafts 0 .. i-1
+    if (mask_for) text = context;
     for (std::size_t i = 0; i <= drafted.size(); ++i) {
       Constraint constraint;
       std::optional<LogitMask> mask;
       if (mask_for) {
         mask = mask_for(text);
         constraint = [&](std::span<float> z) { mask->apply(z); };
+        if (i < drafted.size()) text.push_back(drafted[i]);
       }
       to_sampling_distribution(std::span(p).subspan(i * V, V), settings, constraint);
-      if (i < drafted.size()) text.push_back(drafted[i]);
     }
     std::vector<float> coins(drafted.size() + 1);
     for (float& coin : coins) coin = rng.uniform();
