@@ -85,21 +85,34 @@ std::optional<PagedEngine::TextId> PagedEngine::open() {
 }
 
 void PagedEngine::start(TextId id, Writer& writer, OnEnd on_end) {
+  std::vector<Start> one;
+  one.push_back({id, &writer, std::move(on_end)});
+  start(std::move(one));
+}
+
+void PagedEngine::start(std::vector<Start> starts) {
   {
     std::lock_guard lock(mutex_);
-    const auto found = texts_.find(id);
-    if (found == texts_.end() || found->second->closed || found->second->writer != nullptr)
-      throw std::invalid_argument("PagedEngine::start: no such open text, or it was started");
+    for (const Start& s : starts) {  // every one checked before any starts
+      const auto found = texts_.find(s.text);
+      if (found == texts_.end() || found->second->closed || found->second->writer != nullptr ||
+          s.writer == nullptr || std::count_if(starts.begin(), starts.end(), [&](const Start& o) {
+                                   return o.text == s.text;
+                                 }) > 1)
+        throw std::invalid_argument("PagedEngine::start: no such open text, or it was started");
+    }
     if (!quitting_) {
-      Text& t = *found->second;
-      t.writer = &writer;
-      t.on_end = std::move(on_end);
-      t.arrival = counters_.steps;
+      for (Start& s : starts) {
+        Text& t = *texts_.at(s.text);
+        t.writer = s.writer;
+        t.on_end = std::move(s.on_end);
+        t.arrival = counters_.steps;
+      }
       work_.notify_one();
       return;
     }
   }
-  on_end(TextEnd{true, nullptr, {}});  // the engine is stopping
+  for (const Start& s : starts) s.on_end(TextEnd{true, nullptr, {}});  // the engine is stopping
 }
 
 void PagedEngine::cancel(TextId id) {

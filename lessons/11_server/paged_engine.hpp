@@ -121,6 +121,14 @@ class PagedEngine {
   // stopping). `writer` must live until then: after on_end the engine does not
   // touch it.
   void start(TextId text, Writer& writer, OnEnd on_end);
+  // Several texts that join the same step (a request's n choices): the later
+  // ones then take the first's opening from the pool instead of computing it.
+  struct Start {
+    TextId text;
+    Writer* writer;
+    OnEnd on_end;
+  };
+  void start(std::vector<Start> starts);
   // Ends the text at the next step (cancelled), its blocks back to the pool.
   void cancel(TextId text);
   // The text's place is free again (a running text is cancelled first).

@@ -155,12 +155,13 @@ std::vector<ServedPoem> serve_poems(
   std::vector<ServedPoem> served(requests.size());
   std::size_t running = 0;  // started, not ended: their writers and the queue must stay
   try {
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-      engine.start(texts[i], *writers[i], [queue, i](const TextEnd& how) {
-        queue->push({i, {}, 0, {}, how});
-      });
-      ++running;
-    }
+    std::vector<PagedEngine::Start> starts;
+    for (std::size_t i = 0; i < requests.size(); ++i)
+      starts.push_back({texts[i], writers[i].get(), [queue, i](const TextEnd& how) {
+                          queue->push({i, {}, 0, {}, how});
+                        }});
+    engine.start(std::move(starts));  // all or none
+    running = requests.size();
     while (running > 0) {
       Event e = queue->pop();
       ServedPoem& s = served[e.choice];
