@@ -1,8 +1,5 @@
 #include "11_server/poem_http.hpp"
 
-#include <httplib.h>
-#include <sys/socket.h>
-
 #include <cmath>
 #include <ctime>
 #include <exception>
@@ -71,24 +68,6 @@ std::string model_not_found(const std::string& name) {
                         "' does not exist here; GET /v1/models lists the one there is ('" +
                         kModelName + "')",
                     "model", "invalid_request_error", "model_not_found");
-}
-
-// The message of an error cpp-httplib answers by itself.
-std::string http_error_message(const httplib::Request& req, int status) {
-  switch (status) {
-    case 404:
-      return "no route " + req.method + " " + req.path +
-             ": the routes are GET /, GET /metrics, GET /v1/models, POST /v1/completions and "
-             "POST /v1/chat/completions";
-    case 413:
-      return "the request is larger than the server takes (1 MB)";
-    case 414:
-      return "the request's address is too long";
-    case 400:
-      return "the request could not be read: malformed, or not sent within --timeout seconds";
-    default:
-      return "the server cannot answer this request (HTTP " + std::to_string(status) + ")";
-  }
 }
 
 std::string finish_reason(const ServedPoem& p, bool stop_string) {
@@ -247,60 +226,33 @@ PoemHttpServer::PoemHttpServer(const GPT& model, const ServerSettings& settings)
     : model_(model),
       settings_(settings),
       engine_(std::make_unique<PagedEngine>(model, settings.engine)),
-      metrics_(std::make_unique<Metrics>()),
-      http_(std::make_unique<httplib::Server>()) {
+      metrics_(std::make_unique<Metrics>()) {
   const std::string page_path = settings.web_dir + "/index.html";
   std::ifstream page(page_path, std::ios::binary);
   if (!page)
     throw UserError("cannot read the page " + page_path + ": give --web the folder of index.html");
   page_.assign(std::istreambuf_iterator<char>(page), {});
-  const std::size_t threads = settings.engine.max_texts + 8;  // every open text and a few more
-  http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  // --timeout: the longest wait for a request to start, for each read of it and
-  // each write of the answer (cpp-httplib's keep-alive wait is 5 s of its own otherwise)
-  http_->set_keep_alive_timeout(settings.client_timeout.count());
-  http_->set_read_timeout(settings.client_timeout);
-  http_->set_write_timeout(settings.client_timeout);
-  // Every error answer has a JSON body and is counted, also those cpp-httplib gives
-  // itself (a route that does not exist, a request it could not read, one too large).
-  http_->set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
-    if (!res.body.empty()) return;  // ours: counted and with its body already
-    res.set_content(error_body(http_error_message(req, res.status), "",
-                               res.status == 404 ? "not_found_error" : "invalid_request_error"),
-                    "application/json");
-    metrics_->answered(res.status);
-  });
-  http_->set_payload_max_length(1 << 20);  // bigger bodies: 413 before reading them
-  http_->set_tcp_nodelay(true);            // each event goes out at once, not held to fill a packet
-  // cpp-httplib 0.11 listens with a queue of 5 connections not yet accepted: a burst
-  // of clients overflows it and some are dropped. Keep the socket to listen again
-  // with the system's limit after binding (bind()).
-  http_->set_socket_options([this](int socket) {
-    httplib::default_socket_options(socket);
-    listening_socket_ = socket;
-  });
-  routes();
+  HttpServerSettings http = settings.http;
+  // a handler's thread for every text the engine takes, and a few for the quick routes
+  http.max_handlers = std::max(http.max_handlers, settings.engine.max_texts + 8);
+  http_ = std::make_unique<HttpServer>(
+      http, [this](const HttpRequest& req, HttpExchange& exchange) { route(req, exchange); },
+      [this](int status, const std::string& message) { return error_answer(status, message); });
 }
 
-PoemHttpServer::~PoemHttpServer() {
-  if (http_->is_running()) http_->stop();
-}
+PoemHttpServer::~PoemHttpServer() = default;
 
 int PoemHttpServer::bind() {
-  const int port =
-      settings_.port == 0
-          ? http_->bind_to_any_port(settings_.host)
-          : (http_->bind_to_port(settings_.host, settings_.port) ? settings_.port : -1);
+  const int port = http_->bind(settings_.host, settings_.port);
   if (port < 0) {
     throw UserError("cannot listen on " + settings_.host + ":" + std::to_string(settings_.port) +
                     " (in use, or not allowed): pick another --port");
   }
-  if (listening_socket_ >= 0) ::listen(listening_socket_, SOMAXCONN);  // a longer queue
   return port;
 }
 
 void PoemHttpServer::serve() {
-  http_->listen_after_bind();
+  http_->serve();
 }
 
 void PoemHttpServer::shut_down(std::chrono::milliseconds grace) {
@@ -315,54 +267,59 @@ void PoemHttpServer::shut_down(std::chrono::milliseconds grace) {
   http_->stop();
 }
 
-void PoemHttpServer::routes() {
-  http_->Get("/", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(page_, "text/html; charset=utf-8");
-    metrics_->answered(200);
-  });
-  // The models this server has, as OpenAI lists them: one.
-  http_->Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(Json{{"object", "list"}, {"data", {model_entry()}}}.dump() + "\n",
-                    "application/json");
-    metrics_->answered(200);
-  });
-  http_->Get(R"(/v1/models/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
-    if (req.matches[1] != kModelName) {
-      res.status = 404;
-      res.set_content(model_not_found(req.matches[1]), "application/json");
-      metrics_->answered(404);
-      return;
-    }
-    res.set_content(model_entry().dump() + "\n", "application/json");
-    metrics_->answered(200);
-  });
-  http_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(metrics_text(), "text/plain; version=0.0.4");
-  });
-  http_->Post("/v1/completions", [this](const httplib::Request& req, httplib::Response& res) {
-    complete(req, res, /*chat=*/false);
-  });
-  http_->Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
-    complete(req, res, /*chat=*/true);
-  });
+std::string PoemHttpServer::error_answer(int status, const std::string& message) {
+  metrics_->answered(status);
+  return error_body(message, "", status == 503 ? "server_busy" : "invalid_request_error");
 }
 
-void PoemHttpServer::complete(const httplib::Request& req, httplib::Response& res, bool chat) {
+void PoemHttpServer::answer(HttpExchange& exchange, int status, std::string_view type,
+                            std::string_view body, const HttpHeaders& extra) {
+  exchange.respond(status, type, body, extra);
+  metrics_->answered(status);
+}
+
+void PoemHttpServer::route(const HttpRequest& req, HttpExchange& exchange) {
+  const std::string_view path = req.path, models = "/v1/models/";
+  const bool get = req.method == "GET";
+  if (get && path == "/") {
+    answer(exchange, 200, "text/html; charset=utf-8", page_);
+  } else if (get && path == "/v1/models") {  // the models this server has, as OpenAI lists them
+    answer(exchange, 200, "application/json",
+           Json{{"object", "list"}, {"data", {model_entry()}}}.dump() + "\n");
+  } else if (get && path.starts_with(models) && path.size() > models.size() &&
+             path.find('/', models.size()) == std::string_view::npos) {
+    const std::string name(path.substr(models.size()));
+    if (name != kModelName)
+      answer(exchange, 404, "application/json", model_not_found(name));
+    else
+      answer(exchange, 200, "application/json", model_entry().dump() + "\n");
+  } else if (get && path == "/metrics") {
+    exchange.respond(200, "text/plain; version=0.0.4", metrics_text());
+  } else if (req.method == "POST" && path == "/v1/completions") {
+    complete(req, exchange, /*chat=*/false);
+  } else if (req.method == "POST" && path == "/v1/chat/completions") {
+    complete(req, exchange, /*chat=*/true);
+  } else {
+    answer(exchange, 404, "application/json",
+           error_body("no route " + req.method + " " + req.path +
+                          ": the routes are GET /, GET /metrics, GET /v1/models, POST "
+                          "/v1/completions and POST /v1/chat/completions",
+                      "", "not_found_error"));
+  }
+}
+
+void PoemHttpServer::complete(const HttpRequest& req, HttpExchange& exchange, bool chat) {
   const Tokenizer& tokenizer = model_.tokenizer();
   const std::size_t context = model_.config().block_size;
   const ParsedRequest parsed = chat ? parse_chat_request(req.body, tokenizer, context)
                                     : parse_completion_request(req.body, tokenizer, context);
   if (!parsed.request) {
-    res.status = 400;
-    res.set_content(error_body(parsed.error.message, parsed.error.field), "application/json");
-    metrics_->answered(400);
+    answer(exchange, 400, "application/json", error_body(parsed.error.message, parsed.error.field));
     return;
   }
   const CompletionRequest r = *parsed.request;
-  if (!r.model.empty() && r.model != kModelName) {
-    res.status = 404;  // as OpenAI answers a model it does not have
-    res.set_content(model_not_found(r.model), "application/json");
-    metrics_->answered(404);
+  if (!r.model.empty() && r.model != kModelName) {  // as OpenAI answers a model it does not have
+    answer(exchange, 404, "application/json", model_not_found(r.model));
     return;
   }
   std::vector<PagedEngine::TextId> texts;  // (n) one engine text a choice
@@ -370,13 +327,10 @@ void PoemHttpServer::complete(const httplib::Request& req, httplib::Response& re
     const std::optional<PagedEngine::TextId> text = engine_->open();
     if (!text) {
       for (PagedEngine::TextId t : texts) engine_->close(t);
-      res.status = 503;
-      res.set_header("Retry-After", "1");
-      res.set_content(error_body("the server is writing as many poems as it takes; try again "
-                                 "in a moment",
-                                 "", "server_busy"),
-                      "application/json");
-      metrics_->answered(503);
+      answer(exchange, 503, "application/json",
+             error_body("the server is writing as many poems as it takes; try again in a moment",
+                        "", "server_busy"),
+             {{"Retry-After", "1"}});
       return;
     }
     texts.push_back(*text);
@@ -387,8 +341,10 @@ void PoemHttpServer::complete(const httplib::Request& req, httplib::Response& re
   const std::string id = (chat ? "chatcmpl-" : "cmpl-") + metrics_->new_id();
   const std::time_t created = std::time(nullptr);
   if (!r.stream) {
+    // the poems stop when the client goes, though it has nothing to read yet
     std::vector<Written> choices(r.n);
-    write_choices(r, texts, choices, [](std::size_t, const WrittenCharacter&) { return true; });
+    write_choices(r, texts, choices,
+                  [&](std::size_t, const WrittenCharacter&) { return !exchange.gone(); });
     for (const Written& w : choices) {
       if (!w.served.failure) continue;
       std::string message = "the poem could not be written";
@@ -397,9 +353,7 @@ void PoemHttpServer::complete(const httplib::Request& req, httplib::Response& re
       } catch (const std::exception& e) {
         message = e.what();
       }
-      res.status = 500;
-      res.set_content(error_body(message, "", "server_error"), "application/json");
-      metrics_->answered(500);
+      answer(exchange, 500, "application/json", error_body(message, "", "server_error"));
       return;
     }
     Json body = head(r, id, created, false);
@@ -413,67 +367,47 @@ void PoemHttpServer::complete(const httplib::Request& req, httplib::Response& re
     }
     body["usage"] = usage(choices, prompt);
     if (!chat) body["poem"] = choices[0].served.poem;
-    res.set_content(body.dump() + "\n", "application/json");
-    metrics_->answered(200);
+    answer(exchange, 200, "application/json", body.dump() + "\n");
     return;
   }
-  res.set_header("Cache-Control", "no-cache");
-  res.set_chunked_content_provider(
-      "text/event-stream",
-      [this, texts, r, prompt, id, created, echo, echoed](std::size_t, httplib::DataSink& sink) {
-        const Tokenizer& tokenizer = model_.tokenizer();
-        std::mutex writing;  // the choices' threads take turns on the connection
-        bool open = true;
-        const auto send = [&](const Json& chunk) {
-          const std::string line = event(chunk);
-          const std::lock_guard lock(writing);
-          open = open && sink.write(line.data(), line.size());  // false: the client went away
-          return open;
-        };
-        const auto one = [&](std::size_t i, const std::vector<WrittenCharacter>& written,
-                             const std::string& echo, std::size_t offset, const Json& finish) {
-          Json chunk = head(r, id, created, true);
-          // not `= {choice(...)}`: clang reads that as a copy of the one choice
-          chunk["choices"] =
-              Json::array({choice(r, i, written, echo, offset, finish, true, tokenizer)});
-          return chunk;
-        };
-        for (std::size_t i = 0; i < r.n && r.chat; ++i) {  // chat's first event: who speaks
-          Json first = head(r, id, created, true);
-          first["choices"] = Json::array({Json{{"index", i},
-                                               {"delta", {{"role", "assistant"}, {"content", ""}}},
-                                               {"logprobs", nullptr},
-                                               {"finish_reason", nullptr}}});
-          send(first);
-        }
-        for (std::size_t i = 0; i < r.n && !echo.empty(); ++i) send(one(i, {}, echo, 0, nullptr));
-        std::vector<Written> choices(r.n);
-        std::vector<std::size_t> offsets(r.n, echoed);
-        write_choices(r, texts, choices, [&](std::size_t i, const WrittenCharacter& c) {
-          return send(one(i, {c}, "", offsets[i]++, nullptr));
-        });
-        for (std::size_t i = 0; i < r.n; ++i) {
-          Json last =
-              one(i, {}, "", offsets[i], finish_reason(choices[i].served, choices[i].stop_string));
-          if (!r.chat)
-            last["usage"] = usage({&choices[i], 1}, prompt), last["poem"] = choices[i].served.poem;
-          send(last);
-        }
-        metrics_->answered(200);
-        std::string end;
-        if (r.include_usage) {  // OpenAI's last chunk: no choice, the usage
-          Json tally = head(r, id, created, true);
-          tally["choices"] = Json::array();
-          tally["usage"] = usage(choices, prompt);
-          end += event(tally);
-        }
-        end += "data: [DONE]\n\n";
-        if (open && sink.write(end.data(), end.size())) sink.done();
-        return true;
-      },
-      [this, texts](bool) {
-        for (PagedEngine::TextId t : texts) engine_->close(t);
-      });
+  exchange.start_stream("text/event-stream", {{"Cache-Control", "no-cache"}});
+  metrics_->answered(200);
+  const auto send = [&](const Json& chunk) { return exchange.send(event(chunk)); };
+  const auto one = [&](std::size_t i, const std::vector<WrittenCharacter>& written,
+                       const std::string& echo, std::size_t offset, const Json& finish) {
+    Json chunk = head(r, id, created, true);
+    // not `= {choice(...)}`: clang reads that as a copy of the one choice
+    chunk["choices"] = Json::array({choice(r, i, written, echo, offset, finish, true, tokenizer)});
+    return chunk;
+  };
+  for (std::size_t i = 0; i < r.n && r.chat; ++i) {  // chat's first event: who speaks
+    Json first = head(r, id, created, true);
+    first["choices"] = Json::array({Json{{"index", i},
+                                         {"delta", {{"role", "assistant"}, {"content", ""}}},
+                                         {"logprobs", nullptr},
+                                         {"finish_reason", nullptr}}});
+    send(first);
+  }
+  for (std::size_t i = 0; i < r.n && !echo.empty(); ++i) send(one(i, {}, echo, 0, nullptr));
+  std::vector<Written> choices(r.n);
+  std::vector<std::size_t> offsets(r.n, echoed);
+  write_choices(r, texts, choices, [&](std::size_t i, const WrittenCharacter& c) {
+    return send(one(i, {c}, "", offsets[i]++, nullptr));  // false: the client went away
+  });
+  for (std::size_t i = 0; i < r.n; ++i) {
+    Json last =
+        one(i, {}, "", offsets[i], finish_reason(choices[i].served, choices[i].stop_string));
+    if (!r.chat)
+      last["usage"] = usage({&choices[i], 1}, prompt), last["poem"] = choices[i].served.poem;
+    send(last);
+  }
+  if (r.include_usage) {  // OpenAI's last chunk: no choice, the usage
+    Json tally = head(r, id, created, true);
+    tally["choices"] = Json::array();
+    tally["usage"] = usage(choices, prompt);
+    send(tally);
+  }
+  exchange.send("data: [DONE]\n\n");
 }
 
 // Writes choice i of `r` (seed + i) through engine text texts[i], all at once

@@ -1,4 +1,4 @@
-// poem_http.hpp: the engine over HTTP (cpp-httplib, Debian's libcpp-httplib-dev).
+// poem_http.hpp: the engine over HTTP (http_server.hpp's event loop).
 //
 //   POST /v1/completions   completion_request.hpp's body; the poem as one JSON
 //                          answer, or with "stream": true as Server-Sent Events:
@@ -10,9 +10,12 @@
 //                          to the first character and per character, blocks, hits
 //
 // A bad body gets 400 with a JSON error naming the field; a full engine 503
-// with Retry-After. Every request runs on its own thread of the server's pool;
-// a client that goes away (a write fails, or takes longer than the timeout)
-// stops its poem, and the engine frees its blocks at the next step.
+// with Retry-After; every error, the HTTP layer's own too (a limit, a deadline),
+// a JSON body in OpenAI's shape, counted in /metrics. A request's handler runs
+// on a thread of the server's pool while the engine writes its poems; a client
+// that goes away (it closes the connection, or stops reading for --timeout)
+// stops its poems, streamed or not, and the engine frees their blocks at the
+// next step.
 #pragma once
 
 #include <chrono>
@@ -22,14 +25,9 @@
 #include <vector>
 
 #include "11_server/completion_request.hpp"
+#include "11_server/http_server.hpp"
 #include "11_server/paged_engine.hpp"
 #include "11_server/poem_service.hpp"
-
-namespace httplib {
-class Server;
-struct Request;
-struct Response;
-}  // namespace httplib
 
 namespace tang {
 
@@ -37,8 +35,8 @@ struct ServerSettings {
   std::string host = "127.0.0.1";
   int port = 8080;  // 0: any free port
   EngineOptions engine;
-  std::string web_dir;                      // holds index.html
-  std::chrono::seconds client_timeout{10};  // reading a request, writing an answer
+  std::string web_dir;      // holds index.html
+  HttpServerSettings http;  // limits, the request deadline, connections
 };
 
 class PoemHttpServer {
@@ -66,19 +64,22 @@ class PoemHttpServer {
 
  private:
   struct Metrics;
-  void routes();
+  void route(const HttpRequest& req, HttpExchange& exchange);
+  // Answers and counts it.
+  void answer(HttpExchange& exchange, int status, std::string_view type, std::string_view body,
+              const HttpHeaders& extra = {});
   // POST /v1/completions (chat false) and /v1/chat/completions (chat true).
-  void complete(const httplib::Request& req, httplib::Response& res, bool chat);
+  void complete(const HttpRequest& req, HttpExchange& exchange, bool chat);
   void write_choices(const CompletionRequest& r, const std::vector<PagedEngine::TextId>& texts,
                      std::vector<Written>& choices,
                      const std::function<bool(std::size_t, const WrittenCharacter&)>& on_character);
+  std::string error_answer(int status, const std::string& message);  // the HTTP layer's
   const GPT& model_;
   ServerSettings settings_;
   std::string page_;
   std::unique_ptr<PagedEngine> engine_;
   std::unique_ptr<Metrics> metrics_;
-  std::unique_ptr<httplib::Server> http_;
-  int listening_socket_ = -1;
+  std::unique_ptr<HttpServer> http_;
 };
 
 }  // namespace tang

@@ -52,17 +52,22 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
   app.add_flag("--no-prefix-reuse", no_reuse, "compute every opening, even one the pool holds");
   app.add_option("--timeout", timeout,
-                 "seconds the server waits for a request to start, and for each read of a "
-                 "request or write of an answer; then it closes the connection, in [1, 600]")
+                 "seconds a connection has to send a whole request (from its last answer), and "
+                 "a client to take more of its answer; then the server closes it, in [1, 600]")
       ->capture_default_str()
       ->check(CLI::Range(1, 600));
+  app.add_option("--max-connections", settings.http.max_connections,
+                 "connections open at once (idle ones too); one more gets 503 at once, "
+                 "in [1, 100000] (and at most what the system lets this process open)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
   app.add_option("--drain", drain,
                  "seconds the running poems get to finish at SIGTERM, in [0, 600]")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 600.0));
   return run_program(argc, argv, app, [&] {
     settings.engine.reuse_prefixes = !no_reuse;
-    settings.client_timeout = std::chrono::seconds(timeout);
+    settings.http.timeout = std::chrono::seconds(timeout);
     // SIGINT and SIGTERM go to one thread that waits for them (every thread made
     // after this inherits the mask), never to a thread inside the engine
     sigset_t stop_signals;

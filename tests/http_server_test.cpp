@@ -1,0 +1,281 @@
+// http_server_test: lesson 11's HTTP layer in this process, with a handler of
+// its own, against the clients the server must survive: slow, idle, too many,
+// too large, gone. Every test is on loopback and ends by itself within seconds.
+#include "11_server/http_server.hpp"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <future>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// A server on a free port with a handler that answers "path body-length", or on
+// /stream sends until its client goes, or on /wait waits for its client to go.
+class TestServer {
+ public:
+  explicit TestServer(tang::HttpServerSettings settings = quick()) {
+    server_ = std::make_unique<tang::HttpServer>(
+        settings, [this](const tang::HttpRequest& r, tang::HttpExchange& e) { handle(r, e); },
+        [this](int status, const std::string& message) {
+          const std::lock_guard lock(mutex_);
+          ++errors_[status];
+          return "{\"error\": {\"message\": \"" + message + "\"}}";
+        });
+    port_ = server_->bind("127.0.0.1", 0);
+    thread_ = std::thread([this] { server_->serve(); });
+  }
+  ~TestServer() {
+    release_ = true;
+    server_->stop();
+    thread_.join();
+  }
+  static tang::HttpServerSettings quick() {
+    tang::HttpServerSettings s;
+    s.timeout = 2s;
+    s.limits = {4096, 16, 1 << 20};
+    return s;
+  }
+  int port() const { return port_; }
+  std::size_t errors(int status) {
+    const std::lock_guard lock(mutex_);
+    return errors_[status];
+  }
+  std::atomic<bool> release_ = false;  // /block returns
+  std::atomic<int> saw_gone = 0;       // /wait and /stream handlers that saw their client go
+  tang::HttpServer& server() { return *server_; }
+
+ private:
+  void handle(const tang::HttpRequest& r, tang::HttpExchange& e) {
+    if (r.path == "/stream") {
+      e.start_stream("text/plain");
+      const std::string piece(16 * 1024, 'x');
+      while (e.send(piece)) {
+      }
+      ++saw_gone;
+      return;
+    }
+    if (r.path == "/wait" || r.path == "/block") {
+      for (int i = 0; i < 1000 && !e.gone() && !release_; ++i) std::this_thread::sleep_for(5ms);
+      if (e.gone()) ++saw_gone;
+    }
+    e.respond(200, "text/plain", r.path + " " + std::to_string(r.body.size()));
+  }
+  std::unique_ptr<tang::HttpServer> server_;
+  int port_ = 0;
+  std::thread thread_;
+  std::mutex mutex_;
+  std::map<int, std::size_t> errors_;
+};
+
+int connect_to(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    close(fd);
+    return -1;
+  }
+  timeval wait{10, 0};  // no test waits longer for an answer
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+  return fd;
+}
+
+void send_all(int fd, const std::string& bytes) {
+  std::size_t sent = 0;
+  while (sent < bytes.size()) {
+    const ssize_t n = send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) return;
+    sent += static_cast<std::size_t>(n);
+  }
+}
+
+// What the server sends until it closes (or `until` appears).
+std::string read_answer(int fd, const std::string& until = "") {
+  std::string got;
+  char buffer[4096];
+  for (;;) {
+    if (!until.empty() && got.find(until) != std::string::npos) return got;
+    const ssize_t n = recv(fd, buffer, sizeof buffer, 0);
+    if (n <= 0) return got;
+    got.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+std::string ask(int port, const std::string& request) {
+  const int fd = connect_to(port);
+  send_all(fd, request);
+  std::string answer = read_answer(fd);
+  close(fd);
+  return answer;
+}
+
+std::size_t threads_now() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("Threads:", 0) == 0) return std::stoul(line.substr(8));
+  return 0;
+}
+
+const std::string kGet = "GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+
+TEST(HttpServer, AnswersAndKeepsAConnectionForTheNextRequest) {
+  TestServer server;
+  const int fd = connect_to(server.port());
+  // two requests at once (pipelined), then a third with a body
+  send_all(fd, "GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\n\r\n");
+  std::string answers = read_answer(fd, "/b 0");
+  EXPECT_NE(answers.find("/a 0"), std::string::npos) << answers;
+  EXPECT_LT(answers.find("/a 0"), answers.find("/b 0"));
+  send_all(fd, "POST /c HTTP/1.1\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc");
+  answers = read_answer(fd);
+  EXPECT_NE(answers.find("/c 3"), std::string::npos) << answers;
+  EXPECT_NE(answers.find("Connection: close"), std::string::npos);
+  close(fd);
+}
+
+TEST(HttpServer, ABodyAfterContinue) {
+  TestServer server;
+  const int fd = connect_to(server.port());
+  send_all(fd, "POST /c HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n");
+  EXPECT_EQ(read_answer(fd, "\r\n\r\n"), "HTTP/1.1 100 Continue\r\n\r\n");
+  send_all(fd, "ok");
+  EXPECT_NE(read_answer(fd, "/c 2").find("/c 2"), std::string::npos);
+  close(fd);
+}
+
+// 300 connections that send their heads a byte at a time, and 200 that send
+// nothing, hold no thread; a normal request is answered meanwhile, and each
+// slow one gets 408 at the deadline.
+TEST(HttpServer, SlowAndIdleClientsCostNoThreadAndStallNothing) {
+  TestServer server;
+  const std::size_t threads_before = threads_now();
+  std::vector<int> slow, idle;
+  for (int i = 0; i < 300; ++i) slow.push_back(connect_to(server.port()));
+  for (int i = 0; i < 200; ++i) idle.push_back(connect_to(server.port()));
+  const std::string head = "POST /slow HTTP/1.1\r\n";
+  for (std::size_t byte = 0; byte < 3; ++byte)
+    for (const int fd : slow) send_all(fd, head.substr(byte, 1));
+  for (int i = 0; i < 200 && server.server().open_connections() < 500; ++i)
+    std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(server.server().open_connections(), 500u);
+  EXPECT_LE(threads_now(), threads_before) << "no thread for a connection that sends a request";
+  EXPECT_NE(ask(server.port(), kGet).find("/hello 0"), std::string::npos);
+  // the deadline (2 s) ends them: a 408 for a started request, a plain close for an idle one
+  const std::string answer = read_answer(slow[0]);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 408", 0), 0u) << answer;
+  EXPECT_EQ(read_answer(idle[0]), "");
+  for (const int fd : slow) close(fd);
+  for (const int fd : idle) close(fd);
+  EXPECT_GE(server.errors(408), 1u) << "counted";
+}
+
+TEST(HttpServer, OneConnectionTooManyGets503AtOnce) {
+  tang::HttpServerSettings settings = TestServer::quick();
+  settings.max_connections = 4;
+  TestServer server(settings);
+  std::vector<int> held;
+  for (int i = 0; i < 4; ++i) held.push_back(connect_to(server.port()));
+  for (int i = 0; i < 200 && server.server().open_connections() < 4; ++i)
+    std::this_thread::sleep_for(5ms);
+  const std::string answer = ask(server.port(), kGet);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 503", 0), 0u) << answer;
+  EXPECT_NE(answer.find("Retry-After: 1"), std::string::npos);
+  EXPECT_NE(answer.find("\"error\""), std::string::npos) << "a JSON body";
+  for (const int fd : held) close(fd);
+  for (int i = 0; i < 200 && server.server().open_connections() > 0; ++i)
+    std::this_thread::sleep_for(5ms);
+  EXPECT_NE(ask(server.port(), kGet).find("/hello 0"), std::string::npos) << "room again";
+}
+
+// Too large is known before the body is read, whatever its framing.
+TEST(HttpServer, ABodyTooLargeGets413BeforeItIsSent) {
+  TestServer server;
+  // Content-Length: the head alone
+  std::string answer = ask(server.port(), "POST /big HTTP/1.1\r\nContent-Length: 33554432\r\n\r\n");
+  EXPECT_EQ(answer.rfind("HTTP/1.1 413", 0), 0u) << answer;
+  // chunked: 32 MB announced by the first chunk's size line, no data sent
+  answer =
+      ask(server.port(), "POST /big HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2000000\r\n");
+  EXPECT_EQ(answer.rfind("HTTP/1.1 413", 0), 0u) << answer;
+  // chunked in small chunks: refused at the chunk that passes 1 MB, the rest never read
+  const int fd = connect_to(server.port());
+  send_all(fd, "POST /big HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n");
+  const std::string chunk = "10000\r\n" + std::string(0x10000, 'x') + "\r\n";  // 64 KB
+  for (int i = 0; i < 17; ++i) send_all(fd, chunk);
+  answer = read_answer(fd);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 413", 0), 0u) << answer;
+  close(fd);
+  // a POST with neither length nor chunks, half-closed: 411 at once
+  const int half = connect_to(server.port());
+  send_all(half, "POST /big HTTP/1.1\r\n\r\n" + std::string(100000, 'x'));
+  shutdown(half, SHUT_WR);
+  answer = read_answer(half);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 411", 0), 0u) << answer;
+  close(half);
+  EXPECT_EQ(server.errors(413), 3u);
+  EXPECT_EQ(server.errors(411), 1u);
+}
+
+TEST(HttpServer, TooManyHeadersGet431BeforeTheHeadEnds) {
+  TestServer server;
+  const int fd = connect_to(server.port());
+  send_all(fd, "GET / HTTP/1.1\r\n");
+  for (int i = 0; i < 200000 && fd >= 0; ++i) {  // stops when the server has answered
+    const std::string header = "X-" + std::to_string(i) + ": y\r\n";
+    if (send(fd, header.data(), header.size(), MSG_NOSIGNAL) <= 0) break;
+    if (i == 100) break;  // well past 16; the answer is already on its way
+  }
+  const std::string answer = read_answer(fd);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 431", 0), 0u) << answer;
+  close(fd);
+}
+
+// A handler learns at once that its client left, streamed or not.
+TEST(HttpServer, AHandlerSeesItsClientGo) {
+  TestServer server;
+  int fd = connect_to(server.port());
+  send_all(fd, "GET /wait HTTP/1.1\r\n\r\n");
+  std::this_thread::sleep_for(50ms);
+  close(fd);
+  for (int i = 0; i < 400 && server.saw_gone < 1; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(server.saw_gone, 1) << "a non-streamed request's client left";
+  // a stream its client stops reading: cut after the timeout (2 s), the handler told
+  fd = connect_to(server.port());
+  send_all(fd, "GET /stream HTTP/1.1\r\n\r\n");
+  for (int i = 0; i < 1000 && server.saw_gone < 2; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(server.saw_gone, 2) << "a client that stopped reading";
+  close(fd);
+}
+
+TEST(HttpServer, AllHandlersBusyGets503) {
+  tang::HttpServerSettings settings = TestServer::quick();
+  settings.max_handlers = 1;
+  TestServer server(settings);
+  const int fd = connect_to(server.port());
+  send_all(fd, "GET /block HTTP/1.1\r\n\r\n");
+  std::this_thread::sleep_for(50ms);
+  const std::string answer = ask(server.port(), kGet);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 503", 0), 0u) << answer;
+  server.release_ = true;
+  EXPECT_NE(read_answer(fd, "/block 0").find("/block 0"), std::string::npos);
+  close(fd);
+}
+
+}  // namespace
