@@ -1,0 +1,313 @@
+#!/usr/bin/env python3
+"""attack_server.py: lesson 11's poem_server against hostile clients, measured.
+
+Starts build/release/lessons/11_server/poem_server on a free port of this machine
+(loopback only) and runs each attack of docs/robustness.md's table in turn. During
+each, a normal request (a poem of 8 characters, not streamed) is sent every 0.25 s;
+the table gives the slowest of them, the server's resident memory at its highest
+against its idle size, and what the attackers were answered. Every attack is
+bounded and ends by itself; the whole run takes about two minutes.
+
+  python3 scripts/attack_server.py [--server PATH] [--connections 500] [--after 60]
+"""
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def connect(port):
+    s = socket.create_connection(("127.0.0.1", port), timeout=30)
+    return s
+
+
+def read_status(s):
+    """The status of the first answer on s ('' if none came)."""
+    s.settimeout(30)
+    data = b""
+    try:
+        while b"\r\n" not in data:
+            got = s.recv(4096)
+            if not got:
+                break
+            data += got
+    except OSError:
+        pass
+    return data.split(b" ")[1].decode() if data.startswith(b"HTTP/1.1 ") else ""
+
+
+def post(port, body):
+    """A whole request; returns (status, seconds to the answer's first byte, seconds, bytes)."""
+    payload = json.dumps(body).encode()
+    start = time.monotonic()
+    s = connect(port)
+    s.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+              b"Content-Length: " + str(len(payload)).encode() + b"\r\n\r\n" + payload)
+    data, first = b"", None
+    while True:
+        got = s.recv(65536)
+        if not got:
+            break
+        if first is None:
+            first = time.monotonic() - start
+        data += got
+    s.close()
+    status = data.split(b" ")[1].decode() if data.startswith(b"HTTP/1.1 ") else ""
+    return status, first or 0.0, time.monotonic() - start, data
+
+
+class Probe:
+    """A normal request every 0.25 s while an attack runs; the slowest answer."""
+
+    def __init__(self, port, pid):
+        self.port, self.pid = port, pid
+        self.slowest, self.failed, self.peak = 0.0, 0, rss_mb(pid)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run)
+        self.thread.start()
+
+    def run(self):
+        while not self.stop.is_set():
+            self.peak = max(self.peak, rss_mb(self.pid))
+            try:
+                status, _, seconds, _ = post(self.port, {"prompt": "春风", "max_tokens": 8})
+                self.failed += status != "200"
+                self.slowest = max(self.slowest, seconds)
+            except OSError:
+                self.failed += 1
+            self.peak = max(self.peak, rss_mb(self.pid))
+            self.stop.wait(0.25)
+
+    def end(self):
+        self.stop.set()
+        self.thread.join()
+        return self.slowest, self.failed, self.peak
+
+
+def attack_slow_heads(port, n):
+    conns = [connect(port) for _ in range(n)]
+    head = b"POST /v1/completions HTTP/1.1\r\nHost: x\r\n"
+    statuses = []
+    for i in range(len(head)):  # a byte every 0.5 s from each until the server ends them
+        for s in conns:
+            try:
+                s.send(head[i:i + 1])
+            except OSError:
+                pass
+        time.sleep(0.5)
+        if i * 0.5 > 13:
+            break
+    statuses = [read_status(s) for s in conns]
+    for s in conns:
+        s.close()
+    return f"{statuses.count('408')} of {n} answered 408"
+
+
+def attack_idle(port, n):
+    conns = [connect(port) for _ in range(n)]
+    time.sleep(6)
+    closed = 0
+    for s in conns:
+        s.settimeout(10)
+        try:
+            closed += s.recv(1) == b""
+        except OSError:
+            closed += 1
+        s.close()
+    return f"{closed} of {n} closed by the server at its deadline"
+
+
+def attack_chunked(port, count=4, megabytes=32):
+    answers = []
+
+    def one():
+        s = connect(port)
+        s.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+        chunk = b"10000\r\n" + b"x" * 0x10000 + b"\r\n"
+        sent = 0
+        try:
+            for _ in range(megabytes * 16):
+                s.sendall(chunk)
+                sent += len(chunk)
+        except OSError:
+            pass
+        answers.append((read_status(s), sent))
+        s.close()
+
+    threads = [threading.Thread(target=one) for _ in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    most = max(sent for _, sent in answers) / 2**20
+    return (f"{sum(a == '413' for a, _ in answers)} of {count} answered 413; "
+            f"at most {most:.1f} MB sent before the server stopped reading")
+
+
+def attack_headers(port, count=200000):
+    s = connect(port)
+    s.sendall(b"GET /v1/models HTTP/1.1\r\nHost: x\r\n")
+    sent = 0
+    try:
+        for i in range(count):
+            s.sendall(b"X-%d: %s\r\n" % (i, b"y" * 90))
+            sent += 1
+    except OSError:
+        pass
+    status = read_status(s)
+    s.close()
+    return f"{status} after {sent} headers sent"
+
+
+def attack_lengthless(port, megabytes=64):
+    s = connect(port)
+    s.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\n\r\n")
+    try:
+        block = b"x" * 2**20
+        for _ in range(megabytes):
+            s.sendall(block)
+        s.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+    status = read_status(s)
+    s.close()
+    return f"{status or 'no answer'}"
+
+
+def attack_drip_body(port, n=50):
+    conns = [connect(port) for _ in range(n)]
+    for s in conns:
+        s.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{")
+    for _ in range(24):  # a byte a second from each, for at most 12 s
+        time.sleep(0.5)
+        for s in conns:
+            try:
+                s.send(b" ")
+            except OSError:
+                pass
+    statuses = [read_status(s) for s in conns]
+    for s in conns:
+        s.close()
+    return f"{statuses.count('408')} of {n} answered 408"
+
+
+def attack_leaving(port, pid):
+    """Four clients that reset before their answer; their poems should stop."""
+    def cut():
+        status, _, _, data = metrics(port)
+        for line in data.decode(errors="replace").splitlines():
+            if line.startswith("tang_poems_cut_total "):
+                return float(line.split()[1])
+        return 0.0
+
+    before = cut()
+    for i in range(4):
+        payload = json.dumps({"prompt": "春风", "max_tokens": 120, "seed": i}).encode()
+        s = connect(port)
+        s.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: "
+                  + str(len(payload)).encode() + b"\r\n\r\n" + payload)
+        time.sleep(0.05)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        s.close()  # a reset
+    time.sleep(1)
+    return f"{cut() - before:.0f} of 4 poems stopped within 1 s"
+
+
+def metrics(port):
+    s = connect(port)
+    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    data = b""
+    while True:
+        got = s.recv(65536)
+        if not got:
+            break
+        data += got
+    s.close()
+    return "", 0, 0, data
+
+
+def long_requests(port):
+    """Time to first character of a fresh stream, idle and under eight long streams."""
+    def first_char():  # a poem of one character: its answer is its first character
+        _, _, seconds, _ = post(port, {"prompt": "春风", "max_tokens": 1})
+        return seconds
+
+    idle = sorted(first_char() for _ in range(5))[2]
+    stop = threading.Event()
+
+    def long_one(i):
+        while not stop.is_set():
+            post(port, {"prompt": "", "max_tokens": 127, "seed": i, "stream": True})
+
+    threads = [threading.Thread(target=long_one, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    time.sleep(1)
+    busy = sorted(first_char() for _ in range(5))[2]
+    stop.set()
+    for t in threads:
+        t.join()
+    return idle, busy
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--server", default=os.path.join(ROOT, "build/release/lessons/11_server/poem_server"))
+    parser.add_argument("--connections", type=int, default=500)
+    parser.add_argument("--after", type=int, default=60, help="seconds to wait before the last memory reading")
+    args = parser.parse_args()
+    if not os.access(args.server, os.X_OK):
+        sys.exit(f"attack_server.py: no poem_server at {args.server}: build first (scripts/test.sh)")
+    proc = subprocess.Popen([args.server, "--port", "0", "--timeout", "10"], stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        port = int(line.rsplit(":", 1)[1].strip().strip("/"))
+        post(port, {"prompt": "春风", "max_tokens": 8})  # warm: pages mapped, threads made
+        time.sleep(0.5)
+        idle = rss_mb(proc.pid)
+        print(f"poem_server idle: {idle:.0f} MB resident; a normal request every 0.25 s during each attack\n")
+        print("| attack | what the attackers got | slowest normal answer | normal failed | peak memory |")
+        print("|---|---|---|---|---|")
+        n = args.connections
+        attacks = [
+            (f"{n} connections sending their heads a byte each 0.5 s", lambda: attack_slow_heads(port, n)),
+            (f"{n} idle connections", lambda: attack_idle(port, n)),
+            ("four 32 MB chunked bodies at once", lambda: attack_chunked(port)),
+            ("200,000 headers of 100 bytes (20 MB)", lambda: attack_headers(port)),
+            ("a 64 MB POST with no length, then a half-close", lambda: attack_lengthless(port)),
+            ("50 bodies dripped a byte each 0.5 s", lambda: attack_drip_body(port)),
+            ("four non-streamed clients resetting before their answer", lambda: attack_leaving(port, proc.pid)),
+        ]
+        for name, attack in attacks:
+            probe = Probe(port, proc.pid)
+            result = attack()
+            slowest, failed, peak = probe.end()
+            print(f"| {name} | {result} | {slowest:.3f} s | {failed} | {peak:.0f} MB ({peak / idle:.2f}x idle) |",
+                  flush=True)
+        idle_first, busy_first = long_requests(port)
+        print(f"\nfirst character of a fresh stream: idle {1000 * idle_first:.1f} ms, under eight "
+              f"streams of 127 characters {1000 * busy_first:.1f} ms ({busy_first / idle_first:.2f}x)")
+        time.sleep(args.after)
+        after = rss_mb(proc.pid)
+        print(f"resident {args.after} s after the last attack: {after:.0f} MB ({after / idle:.2f}x idle)")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
