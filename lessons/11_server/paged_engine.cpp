@@ -377,6 +377,19 @@ void PagedEngine::step(Plan& plan) {
       t.failure = std::current_exception();
     }
   };
+  // The openings' pieces first, each on its own (B texts share one T): a new
+  // request's first character then goes out without waiting for the batch.
+  for (const Plan::Piece& p : plan.pieces) {
+    Text& t = *p.text;
+    PagedText* const texts[] = {&t.paged};
+    try {
+      const View<2> logits = forward(t.window.subspan(t.paged.length(), p.positions), texts);
+      register_full_blocks(t.paged, pool_);
+      if (t.paged.length() == t.window.size()) take(t, logits.data());
+    } catch (...) {
+      t.failure = std::current_exception();
+    }
+  }
   if (!plan.batch.empty()) {
     std::vector<TokenId> tokens;    // (B) each text's new character
     std::vector<PagedText*> texts;  // (B)
@@ -390,17 +403,6 @@ void PagedEngine::step(Plan& plan) {
     } catch (...) {  // the texts of this forward pass get the error; the engine goes on
       for (Text* t : plan.batch)
         if (!t->failure) t->failure = std::current_exception();
-    }
-  }
-  for (const Plan::Piece& p : plan.pieces) {  // each on its own: B texts share one T
-    Text& t = *p.text;
-    PagedText* const texts[] = {&t.paged};
-    try {
-      const View<2> logits = forward(t.window.subspan(t.paged.length(), p.positions), texts);
-      register_full_blocks(t.paged, pool_);
-      if (t.paged.length() == t.window.size()) take(t, logits.data());
-    } catch (...) {
-      t.failure = std::current_exception();
     }
   }
 }

@@ -9,8 +9,9 @@
 //   1. schedule: which texts step (those one position from their next draw),
 //      which openings compute a piece (prefill_chunk positions in all at most,
 //      the oldest first), and who gives its blocks back when the pool is full;
-//   2. one forward pass over the paged cache for the texts that step (lesson
-//      08's batched step), then each piece on its own;
+//   2. each opening's piece on its own (so that a new request's first
+//      character never waits for the batch), then one forward pass over the
+//      paged cache for the texts that step (lesson 08's batched step);
 //   3. each text's writer takes its row at once; a writer that is done ends.
 //
 // No thread waits inside a step: the writers draw on the engine's thread, and
