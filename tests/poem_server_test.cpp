@@ -88,6 +88,20 @@ class Server {
 };
 
 // A metric's value from /metrics ("name" or "name{labels}").
+// A plain socket to the server, for requests a client library would not send.
+int connect_loopback(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 double metric(const Server& server, const std::string& name) {
   auto c = server.client();
   const auto res = c.Get("/metrics");
@@ -535,12 +549,8 @@ TEST(PoemServer, AClientLeavingBeforeItsAnswerStopsItsPoems) {
   Server server({});
   const std::string body =
       json{{"prompt", "春风"}, {"max_tokens", 120}, {"n", 4}, {"temperature", 1.5}}.dump();
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(server.port()));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  const int fd = connect_loopback(server.port());
+  ASSERT_GE(fd, 0);
   const std::string request =
       "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) +
       "\r\n\r\n" + body;
@@ -626,12 +636,8 @@ TEST(PoemServer, AClientThatNeverSendsItsBodyIsTimedOut) {
   NEED_SHIPPED_MODEL();
   (void)model;
   Server server({"--timeout", "1"});
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(server.port()));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  const int fd = connect_loopback(server.port());
+  ASSERT_GE(fd, 0);
   const std::string head =
       "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"prompt\"";
   ASSERT_EQ(write(fd, head.data(), head.size()), static_cast<ssize_t>(head.size()));
@@ -656,8 +662,8 @@ TEST(PoemServer, AClientThatNeverSendsItsBodyIsTimedOut) {
 
   // a client that connects and sends nothing is closed after about --timeout 1 too,
   // without an answer (it asked nothing)
-  const int silent = socket(AF_INET, SOCK_STREAM, 0);
-  ASSERT_EQ(connect(silent, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  const int silent = connect_loopback(server.port());
+  ASSERT_GE(silent, 0);
   const auto silent_start = std::chrono::steady_clock::now();
   EXPECT_LE(read(silent, buffer, sizeof buffer), 0) << "closed without an answer";
   close(silent);
