@@ -50,24 +50,44 @@ def read_status(s):
     return data.split(b" ")[1].decode() if data.startswith(b"HTTP/1.1 ") else ""
 
 
-def post(port, body):
-    """A whole request; returns (status, seconds to the answer's first byte, seconds, bytes)."""
-    payload = json.dumps(body).encode()
-    start = time.monotonic()
+def exchange(port, request):
+    """Sends a whole request on a new connection; returns every byte of the answer."""
     s = connect(port)
-    s.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
-              b"Content-Length: " + str(len(payload)).encode() + b"\r\n\r\n" + payload)
-    data, first = b"", None
+    s.sendall(request)
+    data = b""
     while True:
         got = s.recv(65536)
         if not got:
             break
-        if first is None:
-            first = time.monotonic() - start
         data += got
     s.close()
+    return data
+
+
+def post(port, body):
+    """POST /v1/completions of body; returns (status, seconds)."""
+    payload = json.dumps(body).encode()
+    start = time.monotonic()
+    data = exchange(port, b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                    b"Content-Length: " + str(len(payload)).encode() + b"\r\n\r\n" + payload)
     status = data.split(b" ")[1].decode() if data.startswith(b"HTTP/1.1 ") else ""
-    return status, first or 0.0, time.monotonic() - start, data
+    return status, time.monotonic() - start
+
+
+def drip(conns, piece, steps):
+    """Sends piece(i) on every connection each 0.5 s, `steps` times (a connection the
+    server closed is skipped); then closes them and returns the status each was answered."""
+    for i in range(steps):
+        for s in conns:
+            try:
+                s.send(piece(i))
+            except OSError:
+                pass
+        time.sleep(0.5)
+    statuses = [read_status(s) for s in conns]
+    for s in conns:
+        s.close()
+    return statuses
 
 
 class Probe:
@@ -84,7 +104,7 @@ class Probe:
         while not self.stop.is_set():
             self.peak = max(self.peak, rss_mb(self.pid))
             try:
-                status, _, seconds, _ = post(self.port, {"prompt": "春风", "max_tokens": 8})
+                status, seconds = post(self.port, {"prompt": "春风", "max_tokens": 8})
                 self.failed += status != "200"
                 self.slowest = max(self.slowest, seconds)
             except OSError:
@@ -101,19 +121,8 @@ class Probe:
 def attack_slow_heads(port, n):
     conns = [connect(port) for _ in range(n)]
     head = b"POST /v1/completions HTTP/1.1\r\nHost: x\r\n"
-    statuses = []
-    for i in range(len(head)):  # a byte every 0.5 s from each until the server ends them
-        for s in conns:
-            try:
-                s.send(head[i:i + 1])
-            except OSError:
-                pass
-        time.sleep(0.5)
-        if i * 0.5 > 13:
-            break
-    statuses = [read_status(s) for s in conns]
-    for s in conns:
-        s.close()
+    # a byte each 0.5 s from each, for 14 s at most: the server ends them first
+    statuses = drip(conns, lambda i: head[i:i + 1], min(len(head), 28))
     return f"{statuses.count('408')} of {n} answered 408"
 
 
@@ -192,23 +201,14 @@ def attack_drip_body(port, n=50):
     conns = [connect(port) for _ in range(n)]
     for s in conns:
         s.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{")
-    for _ in range(24):  # a byte a second from each, for at most 12 s
-        time.sleep(0.5)
-        for s in conns:
-            try:
-                s.send(b" ")
-            except OSError:
-                pass
-    statuses = [read_status(s) for s in conns]
-    for s in conns:
-        s.close()
+    statuses = drip(conns, lambda i: b" ", 24)  # a byte each 0.5 s from each, for 12 s at most
     return f"{statuses.count('408')} of {n} answered 408"
 
 
-def attack_leaving(port, pid):
+def attack_leaving(port):
     """Four clients asking 8 poems each that reset before their answer; the poems should stop."""
     def cut():
-        status, _, _, data = metrics(port)
+        data = exchange(port, b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         for line in data.decode(errors="replace").splitlines():
             if line.startswith("tang_poems_cut_total "):
                 return float(line.split()[1])
@@ -227,24 +227,10 @@ def attack_leaving(port, pid):
     return f"{cut() - before:.0f} of 32 poems stopped early (the rest had ended)"
 
 
-def metrics(port):
-    s = connect(port)
-    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-    data = b""
-    while True:
-        got = s.recv(65536)
-        if not got:
-            break
-        data += got
-    s.close()
-    return "", 0, 0, data
-
-
 def long_requests(port):
     """Time to first character of a fresh stream, idle and under eight long streams."""
     def first_char():  # a poem of one character: its answer is its first character
-        _, _, seconds, _ = post(port, {"prompt": "春风", "max_tokens": 1})
-        return seconds
+        return post(port, {"prompt": "春风", "max_tokens": 1})[1]
 
     idle = sorted(first_char() for _ in range(5))[2]
     stop = threading.Event()
@@ -290,7 +276,7 @@ def main():
             ("200,000 headers of 100 bytes (20 MB)", lambda: attack_headers(port)),
             ("a 64 MB POST with no length, then a half-close", lambda: attack_lengthless(port)),
             ("50 bodies dripped a byte each 0.5 s", lambda: attack_drip_body(port)),
-            ("four non-streamed clients (8 poems each) resetting after 10 ms", lambda: attack_leaving(port, proc.pid)),
+            ("four non-streamed clients (8 poems each) resetting after 10 ms", lambda: attack_leaving(port)),
         ]
         for name, attack in attacks:
             probe = Probe(port, proc.pid)
@@ -299,7 +285,7 @@ def main():
             print(f"| {name} | {result} | {slowest:.3f} s | {failed} | {peak:.0f} MB ({peak / idle:.2f}x idle) |",
                   flush=True)
         idle_first, busy_first = long_requests(port)
-        print(f"\nfirst character of a fresh stream: idle {1000 * idle_first:.1f} ms, under eight "
+        print(f"\nfirst character of a fresh request: idle {1000 * idle_first:.1f} ms, under eight "
               f"streams of 127 characters {1000 * busy_first:.1f} ms ({busy_first / idle_first:.2f}x)")
         time.sleep(args.after)
         after = rss_mb(proc.pid)

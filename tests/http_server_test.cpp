@@ -19,6 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include "loopback.hpp"
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -81,21 +83,6 @@ class TestServer {
   std::map<int, std::size_t> errors_;
 };
 
-int connect_to(int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    close(fd);
-    return -1;
-  }
-  timeval wait{10, 0};  // no test waits longer for an answer
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
-  return fd;
-}
-
 void send_all(int fd, const std::string& bytes) {
   std::size_t sent = 0;
   while (sent < bytes.size()) {
@@ -118,7 +105,7 @@ std::string read_answer(int fd, const std::string& until = "") {
 }
 
 std::string ask(int port, const std::string& request) {
-  const int fd = connect_to(port);
+  const int fd = connect_loopback(port);
   send_all(fd, request);
   std::string answer = read_answer(fd);
   close(fd);
@@ -137,7 +124,7 @@ const std::string kGet = "GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\
 
 TEST(HttpServer, AnswersAndKeepsAConnectionForTheNextRequest) {
   TestServer server;
-  const int fd = connect_to(server.port());
+  const int fd = connect_loopback(server.port());
   // two requests at once (pipelined), then a third with a body
   send_all(fd, "GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\n\r\n");
   std::string answers = read_answer(fd, "/b 0");
@@ -152,7 +139,7 @@ TEST(HttpServer, AnswersAndKeepsAConnectionForTheNextRequest) {
 
 TEST(HttpServer, ABodyAfterContinue) {
   TestServer server;
-  const int fd = connect_to(server.port());
+  const int fd = connect_loopback(server.port());
   send_all(fd, "POST /c HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n");
   EXPECT_EQ(read_answer(fd, "\r\n\r\n"), "HTTP/1.1 100 Continue\r\n\r\n");
   send_all(fd, "ok");
@@ -167,8 +154,8 @@ TEST(HttpServer, SlowAndIdleClientsCostNoThreadAndStallNothing) {
   TestServer server;
   const std::size_t threads_before = threads_now();
   std::vector<int> slow, idle;
-  for (int i = 0; i < 300; ++i) slow.push_back(connect_to(server.port()));
-  for (int i = 0; i < 200; ++i) idle.push_back(connect_to(server.port()));
+  for (int i = 0; i < 300; ++i) slow.push_back(connect_loopback(server.port()));
+  for (int i = 0; i < 200; ++i) idle.push_back(connect_loopback(server.port()));
   const std::string head = "POST /slow HTTP/1.1\r\n";
   for (std::size_t byte = 0; byte < 3; ++byte)
     for (const int fd : slow) send_all(fd, head.substr(byte, 1));
@@ -191,7 +178,7 @@ TEST(HttpServer, OneConnectionTooManyGets503AtOnce) {
   settings.max_connections = 4;
   TestServer server(settings);
   std::vector<int> held;
-  for (int i = 0; i < 4; ++i) held.push_back(connect_to(server.port()));
+  for (int i = 0; i < 4; ++i) held.push_back(connect_loopback(server.port()));
   for (int i = 0; i < 200 && server.server().open_connections() < 4; ++i)
     std::this_thread::sleep_for(5ms);
   const std::string answer = ask(server.port(), kGet);
@@ -215,7 +202,7 @@ TEST(HttpServer, ABodyTooLargeGets413BeforeItIsSent) {
       ask(server.port(), "POST /big HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2000000\r\n");
   EXPECT_EQ(answer.rfind("HTTP/1.1 413", 0), 0u) << answer;
   // chunked in small chunks: refused at the chunk that passes 1 MB, the rest never read
-  const int fd = connect_to(server.port());
+  const int fd = connect_loopback(server.port());
   send_all(fd, "POST /big HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n");
   const std::string chunk = "10000\r\n" + std::string(0x10000, 'x') + "\r\n";  // 64 KB
   for (int i = 0; i < 17; ++i) send_all(fd, chunk);
@@ -223,7 +210,7 @@ TEST(HttpServer, ABodyTooLargeGets413BeforeItIsSent) {
   EXPECT_EQ(answer.rfind("HTTP/1.1 413", 0), 0u) << answer;
   close(fd);
   // a POST with neither length nor chunks, half-closed: 411 at once
-  const int half = connect_to(server.port());
+  const int half = connect_loopback(server.port());
   send_all(half, "POST /big HTTP/1.1\r\n\r\n" + std::string(100000, 'x'));
   shutdown(half, SHUT_WR);
   answer = read_answer(half);
@@ -235,7 +222,7 @@ TEST(HttpServer, ABodyTooLargeGets413BeforeItIsSent) {
 
 TEST(HttpServer, TooManyHeadersGet431BeforeTheHeadEnds) {
   TestServer server;
-  const int fd = connect_to(server.port());
+  const int fd = connect_loopback(server.port());
   send_all(fd, "GET / HTTP/1.1\r\n");
   for (int i = 0; i < 200000 && fd >= 0; ++i) {  // stops when the server has answered
     const std::string header = "X-" + std::to_string(i) + ": y\r\n";
@@ -250,14 +237,14 @@ TEST(HttpServer, TooManyHeadersGet431BeforeTheHeadEnds) {
 // A handler learns at once that its client left, streamed or not.
 TEST(HttpServer, AHandlerSeesItsClientGo) {
   TestServer server;
-  int fd = connect_to(server.port());
+  int fd = connect_loopback(server.port());
   send_all(fd, "GET /wait HTTP/1.1\r\n\r\n");
   std::this_thread::sleep_for(50ms);
   close(fd);
   for (int i = 0; i < 400 && server.saw_gone < 1; ++i) std::this_thread::sleep_for(5ms);
   EXPECT_EQ(server.saw_gone, 1) << "a non-streamed request's client left";
   // a stream its client stops reading: cut after the timeout (2 s), the handler told
-  fd = connect_to(server.port());
+  fd = connect_loopback(server.port());
   send_all(fd, "GET /stream HTTP/1.1\r\n\r\n");
   for (int i = 0; i < 1000 && server.saw_gone < 2; ++i) std::this_thread::sleep_for(10ms);
   EXPECT_EQ(server.saw_gone, 2) << "a client that stopped reading";
@@ -268,7 +255,7 @@ TEST(HttpServer, AllHandlersBusyGets503) {
   tang::HttpServerSettings settings = TestServer::quick();
   settings.max_handlers = 1;
   TestServer server(settings);
-  const int fd = connect_to(server.port());
+  const int fd = connect_loopback(server.port());
   send_all(fd, "GET /block HTTP/1.1\r\n\r\n");
   std::this_thread::sleep_for(50ms);
   const std::string answer = ask(server.port(), kGet);

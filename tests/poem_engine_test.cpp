@@ -458,8 +458,6 @@ TEST(PoemEngine, BadRequestsAreNamedBeforeAnyWork) {
             std::string::npos);
 }
 
-}  // namespace
-
 // Starting several texts at once is all or none: one bad place, and none starts.
 TEST(PoemEngine, StartingSeveralIsAllOrNone) {
   NEED_SHIPPED_MODEL();
@@ -488,3 +486,5 @@ TEST(PoemEngine, StartingSeveralIsAllOrNone) {
   EXPECT_EQ(a->poem(), tang::write_alone(model, r));
   engine.close(text);
 }
+
+}  // namespace

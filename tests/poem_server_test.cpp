@@ -21,6 +21,7 @@
 #include "11_server/load_run.hpp"
 #include "11_server/poem_service.hpp"
 #include "11_server/stop_strings.hpp"
+#include "loopback.hpp"
 #include "shipped_model.hpp"
 #include "utf8.hpp"
 
@@ -88,20 +89,6 @@ class Server {
 };
 
 // A metric's value from /metrics ("name" or "name{labels}").
-// A plain socket to the server, for requests a client library would not send.
-int connect_loopback(int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 double metric(const Server& server, const std::string& name) {
   auto c = server.client();
   const auto res = c.Get("/metrics");

@@ -152,9 +152,6 @@ bool HttpRequestReader::read_head() {
       return fail(400, "the request gives two different Content-Length headers");
     length = value;
   }
-  const std::string too_large = "the body is larger than the server takes (" +
-                                std::to_string(limits_.max_body_bytes / 1024) +
-                                " KB); send a shorter prompt";
   if (encoding != nullptr) {
     if (!length.empty())
       return fail(400, "the request gives both Content-Length and Transfer-Encoding");
@@ -171,7 +168,7 @@ bool HttpRequestReader::read_head() {
         }))
       return fail(400, "the Content-Length '" + length + "' is not a number of bytes");
     body_left_ = std::stoull(length);
-    if (body_left_ > limits_.max_body_bytes) return fail(413, too_large);  // before any of it
+    if (body_left_ > limits_.max_body_bytes) return too_large();  // before any of it
     state_ = body_left_ > 0 ? State::body : State::done;
     return true;
   }
@@ -181,11 +178,14 @@ bool HttpRequestReader::read_head() {
   return true;
 }
 
-bool HttpRequestReader::add_body(std::size_t bytes) {
-  if (request_.body.size() + bytes <= limits_.max_body_bytes) return true;
+bool HttpRequestReader::too_large() {
   return fail(413, "the body is larger than the server takes (" +
                        std::to_string(limits_.max_body_bytes / 1024) +
                        " KB); send a shorter prompt");
+}
+
+bool HttpRequestReader::add_body(std::size_t bytes) {
+  return request_.body.size() + bytes <= limits_.max_body_bytes || too_large();
 }
 
 std::size_t HttpRequestReader::feed_body(std::string_view bytes) {

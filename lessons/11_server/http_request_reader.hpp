@@ -67,6 +67,7 @@ class HttpRequestReader {
   bool read_head();  // the whole head is in head_: parse it
   bool fail(int status, std::string message);
   bool add_body(std::size_t bytes);  // false (413) when the body would pass the limit
+  bool too_large();                  // the 413
 
   enum class Chunk { size_line, data, data_end, trailer };
   HttpLimits limits_;

@@ -166,7 +166,10 @@ struct HttpConnection {
 };
 
 HttpExchange::HttpExchange(std::shared_ptr<HttpConnection> connection)
-    : connection_(std::move(connection)) {}
+    : connection_(std::move(connection)) {
+  const std::lock_guard lock(connection_->mutex);
+  chunked_ = connection_->chunked;  // set before the handler starts, fixed since
+}
 
 void HttpExchange::queue(std::string bytes) {
   {
@@ -193,24 +196,19 @@ void HttpExchange::respond(int status, std::string_view content_type, std::strin
 void HttpExchange::start_stream(std::string_view content_type, const HttpHeaders& extra) {
   answered_ = streaming_ = true;
   std::string head = head_of(200, content_type, extra);
-  {
+  if (!chunked_) {  // HTTP/1.0: the end of the answer is the end of the connection
     const std::lock_guard lock(connection_->mutex);
-    if (!connection_->chunked) connection_->keep_alive = false;  // HTTP/1.0: the end is the close
-    head += connection_->chunked ? "Transfer-Encoding: chunked\r\n" : "Connection: close\r\n";
+    connection_->keep_alive = false;
   }
+  head += chunked_ ? "Transfer-Encoding: chunked\r\n" : "Connection: close\r\n";
   queue(head + "\r\n");
 }
 
 bool HttpExchange::send(std::string_view piece) {
   if (piece.empty()) return !gone();  // an empty chunk would end the stream
-  bool chunked = false;
-  {
-    const std::lock_guard lock(connection_->mutex);
-    chunked = connection_->chunked;
-  }
   char size[20];
   std::snprintf(size, sizeof size, "%zx\r\n", piece.size());
-  queue(chunked ? size + std::string(piece) + "\r\n" : std::string(piece));
+  queue(chunked_ ? size + std::string(piece) + "\r\n" : std::string(piece));
   return !gone();
 }
 
@@ -224,12 +222,7 @@ bool HttpExchange::answered() const {
 }
 
 void HttpExchange::finish() {
-  bool chunked = false;
-  {
-    const std::lock_guard lock(connection_->mutex);
-    chunked = connection_->chunked;
-  }
-  if (streaming_ && chunked) queue("0\r\n\r\n");
+  if (streaming_ && chunked_) queue("0\r\n\r\n");
   {
     const std::lock_guard lock(connection_->mutex);
     connection_->handler_done = true;
@@ -268,6 +261,13 @@ struct HttpServer::Loop {
     if (listener >= 0) ::close(listener);
     ::close(waker.fd);
     ::close(epoll);
+  }
+
+  // Every open connection, to go through while closing some of them.
+  std::vector<std::shared_ptr<HttpConnection>> open_now() const {
+    std::vector<std::shared_ptr<HttpConnection>> all;
+    for (const auto& [fd, c] : connections) all.push_back(c);
+    return all;
   }
 
   void watch_listener(bool on) {
@@ -483,9 +483,7 @@ struct HttpServer::Loop {
     const Clock::time_point now = Clock::now();
     if (now < next_check) return;
     next_check = now + std::chrono::milliseconds(50);
-    std::vector<std::shared_ptr<HttpConnection>> all;
-    for (const auto& [fd, c] : connections) all.push_back(c);
-    for (const std::shared_ptr<HttpConnection>& c : all) {
+    for (const std::shared_ptr<HttpConnection>& c : open_now()) {
       if (c->fd < 0) continue;
       if (c->stalled_since != Clock::time_point{} && now - c->stalled_since > settings.timeout) {
         close_connection(c);  // it stopped reading its answer
@@ -541,9 +539,7 @@ struct HttpServer::Loop {
       }
       check_deadlines();
     }
-    std::vector<std::shared_ptr<HttpConnection>> all;
-    for (const auto& [fd, c] : connections) all.push_back(c);
-    for (const std::shared_ptr<HttpConnection>& c : all) close_connection(c);
+    for (const std::shared_ptr<HttpConnection>& c : open_now()) close_connection(c);
   }
 
   void begin_stop() {
@@ -553,9 +549,7 @@ struct HttpServer::Loop {
       ::close(listener);
       listener = -1;
     }
-    std::vector<std::shared_ptr<HttpConnection>> all;
-    for (const auto& [fd, c] : connections) all.push_back(c);
-    for (const std::shared_ptr<HttpConnection>& c : all) {
+    for (const std::shared_ptr<HttpConnection>& c : open_now()) {
       if (c->phase == HttpConnection::Phase::reading && !c->reader.started()) {
         close_connection(c);  // idle
       } else {

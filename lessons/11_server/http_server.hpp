@@ -64,6 +64,7 @@ class HttpExchange {
  private:
   void queue(std::string bytes);
   std::shared_ptr<HttpConnection> connection_;
+  bool chunked_ = true;  // HTTP/1.1: a stream in chunks; 1.0: until the connection closes
   bool answered_ = false, streaming_ = false;
 };
 

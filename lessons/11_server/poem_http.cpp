@@ -269,7 +269,11 @@ void PoemHttpServer::shut_down(std::chrono::milliseconds grace) {
 
 std::string PoemHttpServer::error_answer(int status, const std::string& message) {
   metrics_->answered(status);
-  return error_body(message, "", status == 503 ? "server_busy" : "invalid_request_error");
+  // as complete() types its own: a full server, the server's fault, the client's
+  return error_body(message, "",
+                    status == 503   ? "server_busy"
+                    : status == 500 ? "server_error"
+                                    : "invalid_request_error");
 }
 
 void PoemHttpServer::answer(HttpExchange& exchange, int status, std::string_view type,
