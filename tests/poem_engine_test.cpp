@@ -349,6 +349,33 @@ TEST(PoemEngine, EachStepIsPredictedAsItsForwardPlusItsOverhead) {
   EXPECT_NEAR(engine.predicted_overhead_seconds(), double(c.answers) / 1000, 1e-9);
 }
 
+// A text whose opening ends in a step draws as soon as its piece is done: the
+// cost model's first character for it counts the pieces before it and its own,
+// with its share of the step's overhead, not the rest of the step.
+TEST(PoemEngine, AnOpeningsFirstCharacterIsPredictedAtItsPiece) {
+  NEED_SHIPPED_MODEL();
+  tang::EngineOptions options;
+  options.predict_ms = [](const tang::StepWork&) { return 1.0; };              // each forward pass
+  options.step_overhead_ms = [](std::size_t texts) { return double(texts); };  // each draw
+  tang::PagedEngine engine(model, options);
+  std::vector<tang::PoemRequest> requests(2);
+  requests[0].opening = "春风";
+  requests[1].opening = "明月";  // no block in common: both computed, one piece each
+  std::vector<tang::PagedEngine::TextId> texts;
+  for (tang::PoemRequest& r : requests) {
+    r.max_chars = 3;
+    texts.push_back(engine.open().value());
+  }
+  const std::vector<tang::ServedPoem> served =
+      tang::serve_poems(engine, texts, requests, [](std::size_t, const auto&) { return true; });
+  for (const tang::PagedEngine::TextId t : texts) engine.close(t);
+  // one step: the two pieces, each drawing (2 ms of overhead, 1 each); then two
+  // batched steps of both (1 ms and 2 ms of overhead each)
+  EXPECT_NEAR(served[0].predicted.first_seconds, 0.002, 1e-12) << "its piece and its draw";
+  EXPECT_NEAR(served[1].predicted.first_seconds, 0.004, 1e-12) << "both pieces and both draws";
+  EXPECT_NEAR(served[0].predicted.seconds, 0.004 + 2 * 0.003, 1e-12) << "the whole steps";
+}
+
 // A step that throws (here the cost model's function, once) fails the texts it
 // was for, with that exception, and the engine goes on serving the others.
 TEST(PoemEngine, AFailingStepFailsItsTextsAndTheEngineGoesOn) {

@@ -20,6 +20,7 @@ struct PagedEngine::Text {
   bool cancelled = false, closed = false;
   std::exception_ptr failure;                                  // what a step of it threw
   std::size_t arrival = 0, first_answer = 0, last_answer = 0;  // steps done by then
+  double first_in_step_ms = 0;  // predicted: from its first answer's step's start to its draw
   bool answered = false;
   bool waiting() const { return writer != nullptr && !cancelled && !failure && !writer->done(); }
 };
@@ -28,6 +29,7 @@ struct PagedEngine::Plan {
   struct Piece {
     Text* text;
     std::size_t positions;
+    double drawn_at_ms = 0;  // predicted, from the step's start (if it ends the opening)
   };
   std::vector<Text*> batch;     // one new position each
   std::vector<Piece> pieces;    // of openings, prefill_chunk positions in all at most
@@ -35,6 +37,13 @@ struct PagedEngine::Plan {
   std::vector<StepWork> works;  // what each forward pass pushes through the model
   double predicted_ms = 0, overhead_ms = 0, compute_seconds = 0;
   bool empty() const { return batch.empty() && pieces.empty(); }
+  // When the cost model says `t` draws in this step: its piece's end (the pieces
+  // run first), or the whole step for a text of the batch.
+  double drawn_at_ms(const Text* t) const {
+    for (const Piece& p : pieces)
+      if (p.text == t) return p.drawn_at_ms;
+    return predicted_ms + overhead_ms;
+  }
   void fail(std::exception_ptr failure) {
     for (Text* t : batch) t->failure = failure;
     for (const Piece& p : pieces) p.text->failure = failure;
@@ -330,18 +339,19 @@ void PagedEngine::preempt(Text& victim) {
 }
 
 // What the step will push through the model, as lesson 08 counts it
-// (06_kvcache/step_cost.hpp): the batched step's B rows, then each piece.
+// (06_kvcache/step_cost.hpp), in the order it runs: each piece, then the
+// batched step's B rows.
 std::vector<StepWork> PagedEngine::step_work(const Plan& plan) const {
   std::vector<StepWork> works;
-  if (!plan.batch.empty()) {
-    StepWork w{plan.batch.size(), plan.batch.size(), 0, plan.batch.size()};
-    for (const Text* t : plan.batch) w.keys += t->paged.length() + 1;  // its cache and new position
-    works.push_back(w);
-  }
   for (const Plan::Piece& piece : plan.pieces) {
     const Text& t = *piece.text;
     const bool last = t.paged.length() + piece.positions == t.window.size();  // a draw
     works.push_back(extend_step(piece.positions, t.paged.length(), 1, last ? 1 : 0));
+  }
+  if (!plan.batch.empty()) {
+    StepWork w{plan.batch.size(), plan.batch.size(), 0, plan.batch.size()};
+    for (const Text* t : plan.batch) w.keys += t->paged.length() + 1;  // its cache and new position
+    works.push_back(w);
   }
   return works;
 }
@@ -352,9 +362,17 @@ std::vector<StepWork> PagedEngine::step_work(const Plan& plan) const {
 void PagedEngine::step(Plan& plan) {
   try {
     if (options_.predict_ms) {
-      for (const StepWork& w : plan.works) plan.predicted_ms += options_.predict_ms(w);
       if (options_.step_overhead_ms)
         plan.overhead_ms = options_.step_overhead_ms(plan.drawing.size());
+      // the pieces' works come first (step_work); a piece that ends its opening
+      // draws after them and its share of the overhead, before the batch runs
+      std::size_t drawn = 0;
+      for (std::size_t i = 0; i < plan.works.size(); ++i) {
+        plan.predicted_ms += options_.predict_ms(plan.works[i]);
+        if (i < plan.pieces.size() && plan.works[i].draws > 0)
+          plan.pieces[i].drawn_at_ms =
+              plan.predicted_ms + plan.overhead_ms * double(++drawn) / double(plan.drawing.size());
+      }
     }
   } catch (...) {  // e.g. the cost model's function threw: before anything is computed
     plan.fail(std::current_exception());
@@ -424,7 +442,10 @@ void PagedEngine::finish_step(Plan& plan) {
   for (Text* t : plan.drawing) {
     if (t->failure) continue;
     ++counters_.answers;
-    if (!t->answered) t->first_answer = counters_.steps, t->answered = true;
+    if (!t->answered) {
+      t->first_answer = counters_.steps, t->answered = true;
+      t->first_in_step_ms = plan.drawn_at_ms(t);
+    }
     t->last_answer = counters_.steps;
   }
 }
@@ -439,7 +460,7 @@ std::vector<PagedEngine::Ending> PagedEngine::collect_ended() {
       TextEnd how{t.cancelled && !t.failure && !t.writer->done(), t.failure, {}};
       if (options_.predict_ms && t.answered) {
         const std::vector<double>& after = predicted_after_;
-        how.predicted = {after[t.first_answer] - after[t.arrival],
+        how.predicted = {after[t.first_answer - 1] - after[t.arrival] + t.first_in_step_ms / 1000,
                          after[t.last_answer] - after[t.arrival]};
       }
       release_all(t.paged, pool_);

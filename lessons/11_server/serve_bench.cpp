@@ -11,7 +11,8 @@
 // characters a second (measured, predicted by lesson 06's cost model for the
 // steps the engine ran, and the batch-of-one server's), the time to the first
 // character and per character (p50, p95, p99, from the client's side, with the
-// cost model's p50), and what the pool reused.
+// cost model's p50), and what the pool reused. Last, the first character of a
+// fresh request on an idle server and behind eight clients writing long poems.
 //
 //   build/release/lessons/11_server/serve_bench                  64 requests a row
 //   build/release/lessons/11_server/serve_bench --requests 256 --tsv out.tsv
@@ -34,6 +35,7 @@
 #include "11_server/step_overhead.hpp"
 #include "checkpoint.hpp"
 #include "errors.hpp"
+#include "number_text.hpp"
 #include "program.hpp"
 
 namespace {
@@ -69,6 +71,41 @@ struct RunningServer {
   std::thread thread;
 };
 
+// A client of `s`, as every client here: a long read timeout, each event at once.
+httplib::Client client_of(const RunningServer& s) {
+  httplib::Client client("127.0.0.1", s.port);
+  client.set_read_timeout(std::chrono::seconds(120));
+  client.set_tcp_nodelay(true);
+  return client;
+}
+
+// One streamed request, as its client sees it.
+Seen send_streamed(httplib::Client& client, const std::string& body) {
+  Seen me;
+  const Clock::time_point sent = Clock::now();
+  httplib::Request req;
+  req.method = "POST";
+  req.path = "/v1/completions";
+  req.body = body;
+  req.set_header("Content-Type", "application/json");
+  std::string pending;
+  req.content_receiver = [&](const char* data, std::size_t n, uint64_t, uint64_t) {
+    pending.append(data, n);
+    for (std::size_t end; (end = pending.find("\n\n")) != std::string::npos;) {
+      if (pending.find("\"finish_reason\":null") < end) {  // one character
+        const double t = std::chrono::duration<double>(Clock::now() - sent).count();
+        if (me.characters++ == 0) me.first = t;
+        me.last = t;
+      }
+      pending.erase(0, end + 2);
+    }
+    return true;
+  };
+  const auto res = client.send(req);
+  me.ok = res && res->status == 200;
+  return me;
+}
+
 struct Row {
   double seconds = 0;
   std::size_t characters = 0, failed = 0;
@@ -92,33 +129,9 @@ Row run(RunningServer& s, const std::vector<std::string>& bodies, std::size_t cl
   std::vector<std::thread> threads;
   for (std::size_t c = 0; c < clients; ++c) {
     threads.emplace_back([&] {
-      httplib::Client client("127.0.0.1", s.port);
-      client.set_read_timeout(std::chrono::seconds(120));
-      client.set_tcp_nodelay(true);
-      for (std::size_t i = next++; i < bodies.size(); i = next++) {
-        Seen& me = seen[i];
-        const Clock::time_point sent = Clock::now();
-        httplib::Request req;
-        req.method = "POST";
-        req.path = "/v1/completions";
-        req.body = bodies[i];
-        req.set_header("Content-Type", "application/json");
-        std::string pending;
-        req.content_receiver = [&](const char* data, std::size_t n, uint64_t, uint64_t) {
-          pending.append(data, n);
-          for (std::size_t end; (end = pending.find("\n\n")) != std::string::npos;) {
-            if (pending.find("\"finish_reason\":null") < end) {  // one character
-              const double t = std::chrono::duration<double>(Clock::now() - sent).count();
-              if (me.characters++ == 0) me.first = t;
-              me.last = t;
-            }
-            pending.erase(0, end + 2);
-          }
-          return true;
-        };
-        const auto res = client.send(req);
-        me.ok = res && res->status == 200;
-      }
+      httplib::Client client = client_of(s);
+      for (std::size_t i = next++; i < bodies.size(); i = next++)
+        seen[i] = send_streamed(client, bodies[i]);
     });
   }
   for (std::thread& t : threads) t.join();
@@ -153,6 +166,51 @@ Row run(RunningServer& s, const std::vector<std::string>& bodies, std::size_t cl
   row.counters.answers = after.answers - before.answers;
   row.counters.most_blocks_in_use = after.most_blocks_in_use;  // its warm-up's and its own
   return row;
+}
+
+// The first character of a fresh request (opening 春风, one character), sent
+// kFresh times one after another, on a server that is otherwise idle and while
+// `long_clients` clients keep it writing long poems (127 characters, one after
+// another): measured from the client's side, and as the cost model predicts it.
+struct Fresh {
+  std::vector<double> first, predicted;
+};
+
+Fresh fresh_requests(RunningServer& s, std::size_t long_clients) {
+  constexpr int kFresh = 30;
+  std::atomic<bool> stop = false;
+  std::vector<std::thread> longs;
+  for (std::size_t c = 0; c < long_clients; ++c) {
+    longs.emplace_back([&, c] {
+      httplib::Client client = client_of(s);
+      PoemRequest r;
+      r.max_chars = 127;  // with the newline the opening is, the whole context
+      r.seed = 7000 + c;
+      const std::string body = completion_body(r, true);
+      while (!stop) send_streamed(client, body);
+    });
+  }
+  for (int i = 0; i < 5000 && s.server.engine().stats().open_texts < long_clients; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const std::size_t served_before = s.server.served().size();
+  Fresh f;
+  httplib::Client client = client_of(s);
+  PoemRequest fresh;
+  fresh.opening = "春风";
+  fresh.max_chars = 1;
+  for (int i = 0; i < kFresh; ++i) {
+    fresh.seed = static_cast<std::uint64_t>(i);
+    const Seen seen = send_streamed(client, completion_body(fresh, true));
+    if (!seen.ok || seen.characters != 1) throw UserError("a fresh request failed");
+    f.first.push_back(seen.first);
+  }
+  stop = true;
+  for (std::thread& t : longs) t.join();
+  const std::vector<ServedPoem> served = s.server.served();
+  for (std::size_t i = served_before; i < served.size(); ++i)
+    if (served[i].characters == 1 && !served[i].stopped)  // the fresh ones
+      f.predicted.push_back(served[i].predicted.first_seconds);
+  return f;
 }
 
 }  // namespace
@@ -297,6 +355,27 @@ int main(int argc, char** argv) {
               << "\t" << 1000 * percentile(b.per_character, 50) << "\t"
               << 1000 * percentile(b.per_character, 95) << "\n";
       }
+    }
+    // a fresh request's first character, idle and behind eight long texts
+    settings.engine.reuse_prefixes = true;
+    std::cout
+        << "\nThe first character of a fresh request (opening 春风, one character; 30 sent one "
+           "after another),\nin ms, p50 (the cost model's p50 in brackets) and p95: on a "
+           "server otherwise idle, and while\neight clients keep it writing poems of 127 "
+           "characters:\n";
+    double idle_p50 = 0;
+    for (const std::size_t long_clients : {0, 8}) {
+      RunningServer s(model, settings);
+      run(s, request_bodies(8, false, seed + 1000000), 8);  // warm, as every row's server is
+      const Fresh f = fresh_requests(s, long_clients);
+      const double p50 = percentile(f.first, 50);
+      if (long_clients == 0) idle_p50 = p50;
+      std::snprintf(line, sizeof line, "  %-16s %6.2f (%5.2f)  %6.2f",
+                    long_clients == 0 ? "idle" : "8 long streams", 1000 * p50,
+                    1000 * percentile(f.predicted, 50), 1000 * percentile(f.first, 95));
+      std::cout << line;
+      if (long_clients > 0) std::cout << "   " << fixed(p50 / idle_p50, 2) << " times idle";
+      std::cout << "\n";
     }
     return 0;
   });
