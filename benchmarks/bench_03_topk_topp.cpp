@@ -18,7 +18,6 @@
 
 #include "03_topk_topp/exercise/top_p.hpp"
 #include "03_topk_topp/sampler.hpp"
-#include "03_topk_topp/top_k.hpp"
 #include "bench_common.hpp"
 #include "bench_writing.hpp"
 #include "fast/top_k_top_p.hpp"

@@ -35,7 +35,6 @@
 
 #include "03_topk_topp/exercise/top_p.hpp"
 #include "03_topk_topp/sampler.hpp"
-#include "03_topk_topp/top_k.hpp"
 #include "fast/blas_cores.hpp"
 #include "fast/top_k_top_p.hpp"
 #include "fast/vector_math.hpp"

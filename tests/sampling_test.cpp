@@ -32,7 +32,6 @@
 #include "02_temperature/exercise/sample_with_temperature.hpp"
 #include "03_topk_topp/exercise/top_p.hpp"
 #include "03_topk_topp/sampler.hpp"
-#include "03_topk_topp/top_k.hpp"
 #include "05_acrostic/acrostic.hpp"
 #include "05_acrostic/fixed_form.hpp"
 #include "05_acrostic/logit_mask.hpp"

@@ -1,7 +1,7 @@
 // top_k_top_p.hpp (under the hood): the tuned versions of lesson 03's filters.
 //
 // Lesson 03 runs the plain ones: top-k by sorting a copy of the logits
-// (lessons/03_topk_topp/top_k.cpp) and top-p by sorting and a running sum
+// (lessons/03_topk_topp/sampler.cpp) and top-p by sorting and a running sum
 // (exercise 03, lessons/03_topk_topp/solution/top_p.cpp). These give exactly
 // the same results, faster (tests/fast_test.cpp checks it; docs/under-the-hood.md
 // has the before/after):

@@ -5,9 +5,13 @@
 // Temperature is applied as (z - max) / T: the same distribution as z / T,
 // and it works for any T > 0 (1e-40 included, where z / T would overflow).
 //
-// top-k is top_k.hpp; top-p is exercise 03 and the draw exercise 02: the step
-// calls their switches, which run the reference solutions, or yours with --yours
-// (common/exercise_code.hpp).
+// At a high temperature thousands of unlikely characters together take a large
+// share of the probability. Two cures, applied in this order: top-k (here) keeps
+// the k highest logits and sets the rest to -infinity; top-p ("nucleus",
+// exercise 03) keeps the smallest set of most likely characters whose
+// probabilities add up to at least p. The draw is exercise 02. The step calls
+// the exercises' switches, which run the reference solutions, or yours with
+// --yours (common/exercise_code.hpp).
 #pragma once
 
 #include <functional>
@@ -22,6 +26,10 @@
 #include "trace.hpp"
 
 namespace tang {
+
+// Keeps every logit >= the k-th largest (ties at the border stay, as PyTorch's
+// masked_fill does); the others become -infinity. k = 0 or k >= size keeps all.
+void top_k_filter(std::span<float> logits, std::size_t k);
 
 // What lesson 05 puts first: a mask that sets the logits of banned characters
 // to -inf (LogitMask::apply), or nothing.

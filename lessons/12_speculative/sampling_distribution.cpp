@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "03_topk_topp/exercise/top_p.hpp"  // exercise 03: top_p_filter
-#include "03_topk_topp/top_k.hpp"
+#include "03_topk_topp/sampler.hpp"
 
 namespace tang {
 

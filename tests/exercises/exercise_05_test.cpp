@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "03_topk_topp/top_k.hpp"
+#include "03_topk_topp/sampler.hpp"
 #include "05_acrostic/exercise/qiyan_jueju.hpp"
 #include "05_acrostic/fixed_form.hpp"
 #include "checkpoint.hpp"

@@ -27,17 +27,18 @@ TokenId sample_with_temperature(std::span<const float> logits, float temperature
 
 }  // namespace tang::mine
 
-// The reference solution's (solution/sample_with_temperature.cpp).
+// The reference solution's (solution/sample_with_temperature.cpp): the same signature as
+// yours, written once above (decltype names a function's type).
 namespace tang::reference {
-TokenId sample_from(std::span<const float> probabilities, float coin);
-TokenId sample_with_temperature(std::span<const float> logits, float temperature, float coin);
+decltype(mine::sample_from) sample_from;
+decltype(mine::sample_with_temperature) sample_with_temperature;
 }  // namespace tang::reference
 
 // What the lessons call: the reference solution's, or with --yours 02 yours, checked
 // against it at every call (sample_with_temperature_switch.cpp, common/exercise_code.hpp).
 namespace tang {
-TokenId sample_from(std::span<const float> probabilities, float coin);
-TokenId sample_with_temperature(std::span<const float> logits, float temperature, float coin);
+decltype(mine::sample_from) sample_from;
+decltype(mine::sample_with_temperature) sample_with_temperature;
 
 // How the switch compares two characters drawn with `coin`: the same; or the
 // reference draws yours with a coin at most 1e-4 away (a running sum rounded in

@@ -25,15 +25,16 @@ void min_p_filter(std::span<float> probabilities, float min_p);
 
 }  // namespace tang::mine
 
-// The reference solution's (solution/min_p_penalty.cpp).
+// The reference solution's (solution/min_p_penalty.cpp): the same signature as
+// yours, written once above (decltype names a function's type).
 namespace tang::reference {
-void repetition_penalty(std::span<float> logits, std::span<const TokenId> recent, float penalty);
-void min_p_filter(std::span<float> probabilities, float min_p);
+decltype(mine::repetition_penalty) repetition_penalty;
+decltype(mine::min_p_filter) min_p_filter;
 }  // namespace tang::reference
 
 // What the lessons call: the reference solution's, or with --yours 03b yours, checked
 // against it at every call (min_p_penalty_switch.cpp, common/exercise_code.hpp).
 namespace tang {
-void repetition_penalty(std::span<float> logits, std::span<const TokenId> recent, float penalty);
-void min_p_filter(std::span<float> probabilities, float min_p);
+decltype(mine::repetition_penalty) repetition_penalty;
+decltype(mine::min_p_filter) min_p_filter;
 }  // namespace tang

@@ -19,13 +19,14 @@ void top_p_filter(std::span<float> probabilities, float p);
 
 }  // namespace tang::mine
 
-// The reference solution's (solution/top_p.cpp).
+// The reference solution's (solution/top_p.cpp): the same signature as
+// yours, written once above (decltype names a function's type).
 namespace tang::reference {
-void top_p_filter(std::span<float> probabilities, float p);
+decltype(mine::top_p_filter) top_p_filter;
 }  // namespace tang::reference
 
 // What the lessons call: the reference solution's, or with --yours 03 yours, checked
 // against it at every call (top_p_switch.cpp, common/exercise_code.hpp).
 namespace tang {
-void top_p_filter(std::span<float> probabilities, float p);
+decltype(mine::top_p_filter) top_p_filter;
 }  // namespace tang

@@ -25,13 +25,14 @@ LogitMask qiyan_jueju_mask(const Tokenizer& tokenizer, std::size_t position);
 
 }  // namespace tang::mine
 
-// The reference solution's (solution/qiyan_jueju.cpp).
+// The reference solution's (solution/qiyan_jueju.cpp): the same signature as
+// yours, written once above (decltype names a function's type).
 namespace tang::reference {
-LogitMask qiyan_jueju_mask(const Tokenizer& tokenizer, std::size_t position);
+decltype(mine::qiyan_jueju_mask) qiyan_jueju_mask;
 }  // namespace tang::reference
 
 // What the lessons call: the reference solution's, or with --yours 05 yours, checked
 // against it at every call (qiyan_jueju_switch.cpp, common/exercise_code.hpp).
 namespace tang {
-LogitMask qiyan_jueju_mask(const Tokenizer& tokenizer, std::size_t position);
+decltype(mine::qiyan_jueju_mask) qiyan_jueju_mask;
 }  // namespace tang

@@ -36,21 +36,16 @@ void embed_with_offset(float* out, const TokenId* tokens, std::size_t T, std::si
 
 }  // namespace tang::mine
 
-// The reference solution's (solution/attention_with_cache.cpp).
+// The reference solution's (solution/attention_with_cache.cpp): the same signature as
+// yours, written once above (decltype names a function's type).
 namespace tang::reference {
-void attention_with_cache(float* out, const float* qkv, float* k_cache, float* v_cache,
-                          std::size_t start, std::size_t T, std::size_t C, std::size_t NH);
-
-void embed_with_offset(float* out, const TokenId* tokens, std::size_t T, std::size_t start,
-                       const float* wte, const float* wpe, std::size_t C);
+decltype(mine::attention_with_cache) attention_with_cache;
+decltype(mine::embed_with_offset) embed_with_offset;
 }  // namespace tang::reference
 
 // What the lessons call: the reference solution's, or with --yours 06a yours, checked
 // against it at every call (attention_with_cache_switch.cpp, common/exercise_code.hpp).
 namespace tang {
-void attention_with_cache(float* out, const float* qkv, float* k_cache, float* v_cache,
-                          std::size_t start, std::size_t T, std::size_t C, std::size_t NH);
-
-void embed_with_offset(float* out, const TokenId* tokens, std::size_t T, std::size_t start,
-                       const float* wte, const float* wpe, std::size_t C);
+decltype(mine::attention_with_cache) attention_with_cache;
+decltype(mine::embed_with_offset) embed_with_offset;
 }  // namespace tang

@@ -45,17 +45,16 @@ double kv_bytes_read(const GPTConfig& config, std::size_t keys);
 
 }  // namespace tang::mine
 
-// The reference solution's (solution/step_traffic.cpp).
+// The reference solution's (solution/step_traffic.cpp): the same signature as
+// yours, written once above (decltype names a function's type).
 namespace tang::reference {
-std::vector<MatrixTraffic> step_matrices(const GPTConfig& config, std::size_t rows,
-                                         std::size_t output_rows, double bytes_per_weight);
-double kv_bytes_read(const GPTConfig& config, std::size_t keys);
+decltype(mine::step_matrices) step_matrices;
+decltype(mine::kv_bytes_read) kv_bytes_read;
 }  // namespace tang::reference
 
 // What the lessons call: the reference solution's, or with --yours 06d yours, checked
 // against it at every call (step_traffic_switch.cpp, common/exercise_code.hpp).
 namespace tang {
-std::vector<MatrixTraffic> step_matrices(const GPTConfig& config, std::size_t rows,
-                                         std::size_t output_rows, double bytes_per_weight);
-double kv_bytes_read(const GPTConfig& config, std::size_t keys);
+decltype(mine::step_matrices) step_matrices;
+decltype(mine::kv_bytes_read) kv_bytes_read;
 }  // namespace tang

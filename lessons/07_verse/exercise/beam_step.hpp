@@ -35,17 +35,14 @@ std::vector<BeamChoice> beam_step(std::span<const double> scores,
 
 }  // namespace tang::mine
 
-// The reference solution's (solution/beam_step.cpp).
+// The reference solution's (solution/beam_step.cpp): the same signature as
+// yours, written once above (decltype names a function's type).
 namespace tang::reference {
-std::vector<BeamChoice> beam_step(std::span<const double> scores,
-                                  std::span<const std::vector<float>> log_probs,
-                                  std::span<const LogitMask> allowed, std::size_t width);
+decltype(mine::beam_step) beam_step;
 }  // namespace tang::reference
 
 // What the lessons call: the reference solution's, or with --yours 07b yours, checked
 // against it at every call (beam_step_switch.cpp, common/exercise_code.hpp).
 namespace tang {
-std::vector<BeamChoice> beam_step(std::span<const double> scores,
-                                  std::span<const std::vector<float>> log_probs,
-                                  std::span<const LogitMask> allowed, std::size_t width);
+decltype(mine::beam_step) beam_step;
 }  // namespace tang

@@ -24,13 +24,14 @@ std::vector<std::size_t> tone_mismatches(std::span<const Tone> line, std::span<c
 
 }  // namespace tang::mine
 
-// The reference solution's (solution/line_tones.cpp).
+// The reference solution's (solution/line_tones.cpp): the same signature as
+// yours, written once above (decltype names a function's type).
 namespace tang::reference {
-std::vector<std::size_t> tone_mismatches(std::span<const Tone> line, std::span<const Tone> pattern);
+decltype(mine::tone_mismatches) tone_mismatches;
 }  // namespace tang::reference
 
 // What the lesson and check_verse call: the reference solution's, or with --yours 07a yours,
 // checked against it at every call (line_tones_switch.cpp, common/exercise_code.hpp).
 namespace tang {
-std::vector<std::size_t> tone_mismatches(std::span<const Tone> line, std::span<const Tone> pattern);
+decltype(mine::tone_mismatches) tone_mismatches;
 }  // namespace tang

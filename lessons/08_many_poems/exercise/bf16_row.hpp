@@ -21,13 +21,14 @@ void round_to_bf16(const float* x, std::size_t n, std::uint16_t* out);
 
 }  // namespace tang::mine
 
-// The reference solution's (solution/bf16_row.cpp).
+// The reference solution's (solution/bf16_row.cpp): the same signature as
+// yours, written once above (decltype names a function's type).
 namespace tang::reference {
-void round_to_bf16(const float* x, std::size_t n, std::uint16_t* out);
+decltype(mine::round_to_bf16) round_to_bf16;
 }  // namespace tang::reference
 
 // What the lessons call: the reference solution's, or with --yours 08b yours, checked
 // against it at every call (bf16_row_switch.cpp, common/exercise_code.hpp).
 namespace tang {
-void round_to_bf16(const float* x, std::size_t n, std::uint16_t* out);
+decltype(mine::round_to_bf16) round_to_bf16;
 }  // namespace tang

@@ -27,17 +27,16 @@ void dequantize_row(const std::int8_t* quants, const float* scales, std::size_t 
 
 }  // namespace tang::mine
 
-// The reference solution's (solution/quantize_row.cpp).
+// The reference solution's (solution/quantize_row.cpp): the same signature as
+// yours, written once above (decltype names a function's type).
 namespace tang::reference {
-void quantize_row(const float* x, std::size_t n, std::int8_t* quants, float* scales);
-
-void dequantize_row(const std::int8_t* quants, const float* scales, std::size_t n, float* x);
+decltype(mine::quantize_row) quantize_row;
+decltype(mine::dequantize_row) dequantize_row;
 }  // namespace tang::reference
 
 // What the lessons call: the reference solution's, or with --yours 08a yours, checked
 // against it at every call (quantize_row_switch.cpp, common/exercise_code.hpp).
 namespace tang {
-void quantize_row(const float* x, std::size_t n, std::int8_t* quants, float* scales);
-
-void dequantize_row(const std::int8_t* quants, const float* scales, std::size_t n, float* x);
+decltype(mine::quantize_row) quantize_row;
+decltype(mine::dequantize_row) dequantize_row;
 }  // namespace tang

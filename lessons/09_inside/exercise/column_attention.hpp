@@ -37,15 +37,14 @@ PatternSum previous_line_column(std::span<const float> weights, std::size_t T,
 
 }  // namespace tang::mine
 
-// The reference solution's (solution/column_attention.cpp).
+// The reference solution's (solution/column_attention.cpp): the same signature as
+// yours, written once above (decltype names a function's type).
 namespace tang::reference {
-PatternSum previous_line_column(std::span<const float> weights, std::size_t T,
-                                std::span<const int> line, std::span<const int> column);
+decltype(mine::previous_line_column) previous_line_column;
 }  // namespace tang::reference
 
 // What the lesson calls: the reference solution's, or with --yours 09a yours, checked
 // against it at every call (column_attention_switch.cpp, common/exercise_code.hpp).
 namespace tang {
-PatternSum previous_line_column(std::span<const float> weights, std::size_t T,
-                                std::span<const int> line, std::span<const int> column);
+decltype(mine::previous_line_column) previous_line_column;
 }  // namespace tang

@@ -25,13 +25,14 @@ std::vector<Candidate> logit_lens(const GPT& model, std::span<const float> resid
 
 }  // namespace tang::mine
 
-// The reference solution's (solution/logit_lens.cpp).
+// The reference solution's (solution/logit_lens.cpp): the same signature as
+// yours, written once above (decltype names a function's type).
 namespace tang::reference {
-std::vector<Candidate> logit_lens(const GPT& model, std::span<const float> residual, std::size_t k);
+decltype(mine::logit_lens) logit_lens;
 }  // namespace tang::reference
 
 // What the lesson calls: the reference solution's, or with --yours 09b yours, checked
 // against it at every call (logit_lens_switch.cpp, common/exercise_code.hpp).
 namespace tang {
-std::vector<Candidate> logit_lens(const GPT& model, std::span<const float> residual, std::size_t k);
+decltype(mine::logit_lens) logit_lens;
 }  // namespace tang

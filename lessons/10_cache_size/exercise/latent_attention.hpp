@@ -32,17 +32,14 @@ void latent_attention_with_cache(float* out, const float* proj, float* cache, co
 
 }  // namespace tang::mine
 
-// The reference solution's (solution/latent_attention.cpp).
+// The reference solution's (solution/latent_attention.cpp): the same signature as
+// yours, written once above (decltype names a function's type).
 namespace tang::reference {
-void latent_attention_with_cache(float* out, const float* proj, float* cache, const float* kv_up,
-                                 std::size_t start, std::size_t T, std::size_t C, std::size_t NH,
-                                 std::size_t latent);
+decltype(mine::latent_attention_with_cache) latent_attention_with_cache;
 }  // namespace tang::reference
 
 // What the lesson calls: the reference solution's, or with --yours 10b yours,
 // checked against it at every call (latent_attention_switch.cpp).
 namespace tang {
-void latent_attention_with_cache(float* out, const float* proj, float* cache, const float* kv_up,
-                                 std::size_t start, std::size_t T, std::size_t C, std::size_t NH,
-                                 std::size_t latent);
+decltype(mine::latent_attention_with_cache) latent_attention_with_cache;
 }  // namespace tang

@@ -30,15 +30,14 @@ std::vector<BlockId> cached_prefix(const PrefixIndex& index, std::span<const Tok
 
 }  // namespace tang::mine
 
-// The reference solution's (solution/cached_prefix.cpp).
+// The reference solution's (solution/cached_prefix.cpp): the same signature as
+// yours, written once above (decltype names a function's type).
 namespace tang::reference {
-std::vector<BlockId> cached_prefix(const PrefixIndex& index, std::span<const TokenId> tokens,
-                                   std::size_t block_size, std::size_t max_blocks);
+decltype(mine::cached_prefix) cached_prefix;
 }  // namespace tang::reference
 
 // What the lesson calls: the reference solution's, or with --yours 11b yours,
 // checked against it at every call (cached_prefix_switch.cpp).
 namespace tang {
-std::vector<BlockId> cached_prefix(const PrefixIndex& index, std::span<const TokenId> tokens,
-                                   std::size_t block_size, std::size_t max_blocks);
+decltype(mine::cached_prefix) cached_prefix;
 }  // namespace tang

@@ -41,17 +41,14 @@ void paged_attention_with_cache(float* out, const float* qkv, float* k_pool, flo
 
 }  // namespace tang::mine
 
-// The reference solution's (solution/paged_attention.cpp).
+// The reference solution's (solution/paged_attention.cpp): the same signature as
+// yours, written once above (decltype names a function's type).
 namespace tang::reference {
-void paged_attention_with_cache(float* out, const float* qkv, float* k_pool, float* v_pool,
-                                std::span<const BlockId> table, std::size_t block_size,
-                                std::size_t start, std::size_t T, std::size_t C, std::size_t NH);
+decltype(mine::paged_attention_with_cache) paged_attention_with_cache;
 }  // namespace tang::reference
 
 // What the lesson calls: the reference solution's, or with --yours 11a yours,
 // checked against it at every call (paged_attention_switch.cpp).
 namespace tang {
-void paged_attention_with_cache(float* out, const float* qkv, float* k_pool, float* v_pool,
-                                std::span<const BlockId> table, std::size_t block_size,
-                                std::size_t start, std::size_t T, std::size_t C, std::size_t NH);
+decltype(mine::paged_attention_with_cache) paged_attention_with_cache;
 }  // namespace tang
