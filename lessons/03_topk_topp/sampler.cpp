@@ -4,7 +4,6 @@
 #include <functional>
 #include <limits>
 #include <vector>
-
 #include <xtensor/xadapt.hpp>
 
 #include "number_text.hpp"  // label
