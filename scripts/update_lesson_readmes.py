@@ -272,6 +272,10 @@ def fill_step_path(match):
     counts = [(f, len((root / f).read_text().splitlines())) for f in STEP_PATH]
     rows = ["| file | lines |", "|---|---|"] + [f"| `{f}` | {n} |" for f, n in counts]
     rows.append(f"| **{len(counts)} files** | **{sum(n for _, n in counts)} lines** |")
+    # what --yours costs the path: each exercise's header, switch and stub
+    own = [(f, n) for f, n in counts if "/exercise/" not in f and not f.endswith("_switch.cpp")]
+    rows.append(f"| without the exercises' {len(counts) - len(own)} files: {len(own)} files "
+                f"| {sum(n for _, n in own)} lines |")
     return "<!-- step-path -->\n" + "\n".join(rows) + "\n<!-- /step-path -->"
 
 
