@@ -318,7 +318,14 @@ def fill_static(text):
     new = re.sub(r"<!-- diff:small_cache -->.*?<!-- /diff -->", fill_small_cache_diff, new, flags=re.S)
     new = re.sub(r"<!-- diff:paged_forward -->.*?<!-- /diff -->", fill_paged_diff, new, flags=re.S)
     new = re.sub(r"<!-- reading-path -->.*?<!-- /reading-path -->", fill_reading_path, new, flags=re.S)
+    new = re.sub(r"<!-- lines:([^ ]+) -->.*?<!-- /lines -->", fill_line_count, new, flags=re.S)
     return re.sub(r"<!-- step-path -->.*?<!-- /step-path -->", fill_step_path, new, flags=re.S)
+
+
+def fill_line_count(match):
+    """A file's line count quoted in a sentence, e.g. how long docs/one-step.md is."""
+    lines = len((root / match.group(1)).read_text().splitlines())
+    return f"<!-- lines:{match.group(1)} -->{lines}<!-- /lines -->"
 
 
 def solution_lines(path):
