@@ -53,10 +53,11 @@ void choose_exercise_code(const std::string& yours, bool compare, std::ostream* 
     const std::size_t comma = std::min(yours.find(',', from), yours.size());
     const std::string id = yours.substr(from, comma - from);  // "" between two commas
     if (std::find(kExercises.begin(), kExercises.end(), id) == kExercises.end()) {
-      throw BadOption(
-          "--yours " + yours + ": '" + id +
-          "' is not an exercise; give 'all' or some of 02, 03, 03b, 05, 06a, 06b, "
-          "06c, 06d, 07a, 07b, 08a, 08b, 09a, 09b, 10a, 10b, 11a, 11b, 12 separated by commas");
+      std::string ids;
+      for (std::string_view one : kExercises) ids += (ids.empty() ? "" : ", ") + std::string(one);
+      throw BadOption("--yours " + yours + ": '" + id +
+                      "' is not an exercise; give 'all' or some of " + ids +
+                      " separated by commas");
     }
     c.yours.insert(id);
     from = comma + 1;
