@@ -113,14 +113,15 @@ std::string ExerciseSwitch::summary() const {
   if (differed_at != 0) {
     return line + "yours matched the reference on " + counted(matched, "call") +
            ", then differed at call " + std::to_string(differed_at) +
-           " (the note above); the run went on with yours, " + counted(calls, "call") + " in all";
+           " (the note on stderr); the run went on with yours, " + counted(calls, "call") + " in all";
   }
   if (matched == calls) {
     return line + "yours matched the reference on " +
            (calls == 1 ? std::string("its one call") : "all " + counted(calls, "call"));
   }
   return line + "yours matched the reference on " + std::to_string(matched) + " of " +
-         counted(calls, "call") + "; the others stopped with an error (printed above)";
+         counted(calls, "call") + "; " + std::to_string(calls - matched) +
+         " stopped with an error (printed where it happened)";
 }
 
 std::string exercise_summary() {

@@ -28,7 +28,9 @@ void add_lesson_flags(CLI::App& app, LessonFlags& f) {
   app.add_option("--top-k", o.top_k, "keep the k most likely characters (0 = off), in [0, 100000]")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{0}, std::size_t{100000}));
-  app.add_option("--top-p", o.top_p, "keep the smallest set reaching probability p, in (0, 1]")
+  app.add_option("--top-p", o.top_p,
+                 "section 3's top-p block: keep the smallest set reaching probability p, in "
+                 "(0, 1] (the other sections write with top-p off)")
       ->capture_default_str()
       ->check(CLI::Range(1e-6f, 1.0f));
   app.add_option("--prompt", o.prompts,

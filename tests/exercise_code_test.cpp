@@ -69,7 +69,7 @@ TEST_F(YoursFlag, TheSummarySaysWhatMatched) {
             std::string::npos)
       << summary;
   EXPECT_NE(summary.find("exercise 09a (differing_function): yours matched the reference on 1 "
-                         "call, then differed at call 2 (the note above); the run went on with "
+                         "call, then differed at call 2 (the note on stderr); the run went on with "
                          "yours, 3 calls in all\n"),
             std::string::npos)
       << summary;

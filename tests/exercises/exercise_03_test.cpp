@@ -91,8 +91,9 @@ void expect_bits(const std::vector<float>& input, float p, const std::string& wh
         "id, the smaller id first";
   } else {
     why =
-        "the right characters, but the value differs in its last bits: divide each kept "
-        "probability by the double running total converted to float ONCE (float(total))";
+        "the right characters, but the value differs in its last bits: add the "
+        "probabilities up in a double (a float total ends a few bits away), and divide each "
+        "kept probability by that total converted to float ONCE (float(total))";
   }
   FAIL() << what << ", p = " << exact(p) << ": at id " << i << " the result should be "
          << exact(expected[i]) << ", yours is " << exact(yours[i]) << ". " << why;
