@@ -43,6 +43,8 @@ TEST_F(YoursFlag, RefusesWhatIsNotAnExercise) {
       ADD_FAILURE() << "--yours " << bad << " was taken";
     } catch (const tang::BadOption& e) {
       EXPECT_NE(std::string(e.what()).find("--yours"), std::string::npos) << e.what();
+      // every exercise named, from the one list
+      EXPECT_NE(std::string(e.what()).find("11b, 12 separated"), std::string::npos) << e.what();
     }
   }
 }
@@ -63,6 +65,11 @@ TEST_F(YoursFlag, TheSummarySaysWhatMatched) {
   ASSERT_TRUE(differing.compares());
   differing.check({Verdict::kDisagrees, "value 0"}, "");
   EXPECT_FALSE(differing.compares()) << "one note: no comparing after it";
+  static tang::ExerciseSwitch stopping("09a", "stopping_function");  // yours throws twice
+  ASSERT_TRUE(stopping.compares());
+  stopping.check({}, "");
+  ASSERT_TRUE(stopping.compares());
+  ASSERT_TRUE(stopping.compares());
   const std::string summary = tang::exercise_summary();
   EXPECT_NE(summary.find("exercise 09a (matching_function): yours matched the reference on all 3 "
                          "calls\n"),
@@ -71,6 +78,10 @@ TEST_F(YoursFlag, TheSummarySaysWhatMatched) {
   EXPECT_NE(summary.find("exercise 09a (differing_function): yours matched the reference on 1 "
                          "call, then differed at call 2 (the note on stderr); the run went on with "
                          "yours, 3 calls in all\n"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("exercise 09a (stopping_function): yours matched the reference on 1 of "
+                         "3 calls; 2 stopped with an error (printed where it happened)\n"),
             std::string::npos)
       << summary;
   EXPECT_NE(summary.find("exercise 09b: yours did not run"), std::string::npos) << summary;
