@@ -113,7 +113,8 @@ std::string ExerciseSwitch::summary() const {
   if (differed_at != 0) {
     return line + "yours matched the reference on " + counted(matched, "call") +
            ", then differed at call " + std::to_string(differed_at) +
-           " (the note on stderr); the run went on with yours, " + counted(calls, "call") + " in all";
+           " (the note on stderr); the run went on with yours, " + counted(calls, "call") +
+           " in all";
   }
   if (matched == calls) {
     return line + "yours matched the reference on " +
@@ -185,8 +186,15 @@ Verdict compare_floats(std::span<const float> yours, std::span<const float> thei
     if (!(gap <= largest)) largest = std::isnan(gap) ? INFINITY : gap, where = i;  // NaN: worst
   }
   if (same_bits) return {};
-  const std::string at = "value " + std::to_string(where) + ": yours " + scientific(yours[where]) +
-                         ", theirs " + scientific(theirs[where]);
+  std::string yours_text = scientific(yours[where]), theirs_text = scientific(theirs[where]);
+  if (yours_text == theirs_text) {  // 3 digits hide the gap: 9 tell any two floats apart
+    char a[32], b[32];
+    std::snprintf(a, sizeof a, "%.9g", static_cast<double>(yours[where]));
+    std::snprintf(b, sizeof b, "%.9g", static_cast<double>(theirs[where]));
+    yours_text = a, theirs_text = b;
+  }
+  const std::string at =
+      "value " + std::to_string(where) + ": yours " + yours_text + ", theirs " + theirs_text;
   if (largest <= static_cast<double>(rounding)) {
     return {Verdict::kRounding, "up to " + scientific(largest) + " apart, at " + at};
   }

@@ -96,6 +96,11 @@ TEST(CompareFloats, SameBitsRoundingOrDisagreement) {
   const std::vector<float> nudged{0.5f, 0.25f + 3e-8f, 0.25f};
   EXPECT_EQ(tang::compare_floats(nudged, theirs, 1e-6f).kind, Verdict::kRounding);
   EXPECT_EQ(tang::compare_floats(nudged, theirs, 0.0f).kind, Verdict::kDisagrees);
+  // 3 digits would print both as 0.25: the note shows enough digits to tell them apart
+  EXPECT_NE(
+      tang::compare_floats(nudged, theirs, 1e-6f).detail.find("yours 0.25000003, theirs 0.25"),
+      std::string::npos)
+      << tang::compare_floats(nudged, theirs, 1e-6f).detail;
   const std::vector<float> wrong{0.5f, 0.5f, 0.0f};
   const Verdict v = tang::compare_floats(wrong, theirs, 1e-6f);
   EXPECT_EQ(v.kind, Verdict::kDisagrees);
