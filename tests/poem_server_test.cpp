@@ -208,6 +208,8 @@ TEST(PoemServer, EveryBadRequestGets400NamingTheField) {
       {"a verse form with a prompt", R"({"form": "五绝", "prompt": "春"})", "form",
        "give no prompt"},
       {"form of another length", R"({"heads": "春花秋月", "form": "七律"})", "form", "8 lines"},
+      {"an acrostic's form lesson 07 lacks", R"({"heads": "春花秋月", "form": "六绝"})", "form",
+       "form: lesson 07's regular verse is 五绝, 七绝, 五律 or 七律 (got '六绝')"},
       {"a body over the limit", "{\"prompt\": \"" + std::string(9000, ' ') + "\"}", "body",
        "larger than 8192 bytes"},
   };

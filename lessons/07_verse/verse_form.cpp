@@ -15,6 +15,15 @@ std::optional<VerseForm> form_named(const std::string& name) {
   return std::nullopt;
 }
 
+std::string form_names() {
+  std::string names;
+  const std::vector<VerseForm>& forms = verse_forms();
+  for (std::size_t i = 0; i < forms.size(); ++i) {
+    names += (i == 0 ? "" : i + 1 == forms.size() ? " or " : ", ") + forms[i].name;
+  }
+  return names;
+}
+
 std::optional<VerseForm> form_of_shape(std::size_t lines, std::size_t chars) {
   for (const VerseForm& f : verse_forms()) {
     if (f.lines == lines && f.chars == chars) return f;

@@ -37,6 +37,8 @@ struct VerseForm {
 // The four forms, in the order above.
 const std::vector<VerseForm>& verse_forms();
 std::optional<VerseForm> form_named(const std::string& name);
+// Their names for a message: "五绝, 七绝, 五律 or 七律".
+std::string form_names();
 std::optional<VerseForm> form_of_shape(std::size_t lines, std::size_t chars);
 
 // What each position of each line needs (kEither: anything), and which lines rhyme.

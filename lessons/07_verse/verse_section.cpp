@@ -129,8 +129,7 @@ void declare_verse_flags(CLI::App& app, VerseOptions& o) {
   app.get_option("--heads")->description(
       "acrostic head characters for sections 5 and 7, given once: 4 or 8 different "
       "characters, e.g. 春花秋月");
-  app.add_option("--form", o.form_name, "section 7's form: 五绝, 七绝, 五律 or 七律")
-      ->capture_default_str();
+  app.add_option("--form", o.form_name, "section 7's form: " + form_names())->capture_default_str();
   o.rhyme_flag =
       app.add_option("--rhyme", o.rhyme,
                      "section 7's rhyme group: its number (1 .. the groups of data/rhymes.tsv) or "
@@ -142,7 +141,7 @@ void declare_verse_flags(CLI::App& app, VerseOptions& o) {
 
 void prepare_verse(VerseOptions& o, const GPT& model, const LessonOptions& lesson) {
   const auto form = form_named(o.form_name);
-  if (!form) throw BadOption("--form " + o.form_name + ": choose 五绝, 七绝, 五律 or 七律");
+  if (!form) throw BadOption("--form " + o.form_name + ": choose " + form_names());
   o.form = *form;
   o.tables = std::make_shared<const VerseTables>(VerseTables::load_shipped());
   if (o.rhyme_flag->count() > 0 && o.rhyme.empty()) {

@@ -206,7 +206,7 @@ ParsedRequest read_fields(const json& j, const Tokenizer& tokenizer, std::size_t
     r.poem.verse = form;  // lesson 07's regular verse: request_problem checks the name
   } else if (!form.empty()) {
     const std::optional<VerseForm> named = form_named(form);  // lesson 07's four forms
-    if (!named) return refuse("form", "must be 五绝, 七绝, 五律 or 七律");
+    if (!named) return {std::nullopt, {"form", form_problem(form)}};
     const std::size_t heads = utf8_split(r.poem.heads).size(), lines = named->lines;
     if (heads != lines)
       return refuse("form", "a " + form + " has " + std::to_string(lines) + " lines: give " +

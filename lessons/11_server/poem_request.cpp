@@ -6,13 +6,16 @@
 
 namespace tang {
 
+std::string form_problem(const std::string& form) {
+  if (form_named(form)) return "";
+  return "form: lesson 07's regular verse is " + form_names() + " (got '" + form + "')";
+}
+
 std::string request_problem(const PoemRequest& request, const Tokenizer& tokenizer) {
   if (!request.heads.empty() && !request.opening.empty())
     return "heads: give an opening or heads, not both";
   if (!request.verse.empty()) {
-    if (!form_named(request.verse))
-      return "form: lesson 07's regular verse is 五绝, 七绝, 五律 or 七律 (got '" + request.verse +
-             "')";
+    if (std::string problem = form_problem(request.verse); !problem.empty()) return problem;
     if (!request.opening.empty() || !request.heads.empty())
       return "form: regular verse is written from its first character: give no prompt (or "
              "heads, for an acrostic of that form)";

@@ -27,4 +27,7 @@ struct PoemRequest {
 // not know or with an opening or heads.
 std::string request_problem(const PoemRequest& request, const Tokenizer& tokenizer);
 
+// "" when `form` names one of lesson 07's four forms, else the problem ("form: ...").
+std::string form_problem(const std::string& form);
+
 }  // namespace tang
