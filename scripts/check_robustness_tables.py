@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""Checks two tables of docs/robustness.md against the programs that print them.
+"""Checks four tables of docs/robustness.md against the programs that print them.
 
   "Bad checkpoint": each row is what `checkpoint_errors_test --gtest_filter=*PrintTable`
       prints, with the damaged file's temporary path shortened to model.safetensors.
   "Bad command line or prompt": each row's arguments (the first `...` of its first
       cell) are given to lesson_06_kvcache, or to the lesson a "(lesson NN" note names;
       the row is its exit status, the bytes on stdout and the line on stderr.
+  "Bad requests" (completions, then chat): each row is what
+      `poem_server_test --gtest_filter=*PrintTheRobustnessTables` prints: the bodies
+      of its tests of bad requests, as poem_server answers them.
 
     python3 scripts/check_robustness_tables.py [BUILD_DIR]           # check (a ctest)
     python3 scripts/check_robustness_tables.py [BUILD_DIR] --write   # rewrite the tables
@@ -56,15 +59,34 @@ def command_line_rows(rows):
     return fresh
 
 
-TABLES = [("## Bad checkpoint", checkpoint_rows),
-          ("## Bad command line or prompt", command_line_rows)]
+def request_rows(route):
+    """The rows the server test prints for `route`."""
+    def rows(_rows):
+        _, out, _ = run([str(build / "tests/poem_server_test"),
+                         "--gtest_filter=*PrintTheRobustnessTables"])
+        printed, current = {}, None
+        for line in out.decode().splitlines():
+            if line.startswith("route "):
+                current = printed.setdefault(line[len("route "):], [])
+            elif line.startswith("| ") and current is not None:
+                current.append(line)
+        return printed.get(route, [])
+    return rows
+
+
+# (the section's heading, which of its tables, where the rows come from)
+TABLES = [("## Bad checkpoint", 0, checkpoint_rows),
+          ("## Bad command line or prompt", 0, command_line_rows),
+          ("## Bad requests", 0, request_rows("/v1/completions")),
+          ("## Bad requests", 1, request_rows("/v1/chat/completions"))]
 
 text = page.read_text()
 lines = text.splitlines()
 differs = []
-for heading, fresh_rows in TABLES:
+for heading, nth, fresh_rows in TABLES:
     start = next(i for i, line in enumerate(lines) if line.startswith(heading))
-    first = next(i for i in range(start, len(lines)) if lines[i].startswith("|---")) + 1
+    rules = (i for i in range(start, len(lines)) if lines[i].startswith("|---"))
+    first = [next(rules) for _ in range(nth + 1)][-1] + 1
     end = next(i for i in range(first, len(lines)) if not lines[i].startswith("|"))
     rows = lines[first:end]
     fresh = fresh_rows(rows)
@@ -78,9 +100,9 @@ for heading, fresh_rows in TABLES:
 if write:
     page.write_text("\n".join(lines) + "\n")
     print(f"{page.name}: " + (f"rewrote {', '.join(h[3:] for h in differs)}" if differs
-                              else "both tables already match the programs"))
+                              else "the tables already match the programs"))
 elif differs:
     print("rewrite them with: python3 scripts/check_robustness_tables.py --write")
     sys.exit(1)
 else:
-    print(f"{page.name}: both tables match what the programs print")
+    print(f"{page.name}: the tables match what the programs print")

@@ -11,7 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <thread>
@@ -165,54 +167,67 @@ void expect_each_refused(Server& server, const std::string& route,
   }
 }
 
-TEST(PoemServer, EveryBadRequestGets400NamingTheField) {
-  NEED_SHIPPED_MODEL();
-  (void)model;
-  Server server({});
-  const std::vector<BadBody> cases = {
+// Bodies POST /v1/completions refuses with a 400, each named as docs/robustness.md's
+// table names it (PrintTheRobustnessTables prints that table from them).
+std::vector<BadBody> bad_completion_bodies() {
+  return {
       {"malformed JSON", "{\"prompt\": ", "body", "not JSON"},
       {"not an object", "[1, 2]", "body", "not a JSON object"},
-      {"unknown field", R"({"prompt": "春", "colour": 2})", "colour", "not a field of this route"},
-      {"best_of", R"({"best_of": 2})", "best_of", "ask for n poems"},
-      {"logit_bias", R"({"logit_bias": {}})", "logit_bias", "heads and form"},
-      {"logprobs past 5", R"({"logprobs": 6})", "logprobs", "[0, 5]"},
-      {"an empty stop string", R"({"stop": ""})", "stop", "none empty"},
+      {"a field given twice (`{\"seed\": 1, \"seed\": 2}`)", R"({"seed": 1, "seed": 2})", "seed",
+       "given twice"},
+      {"an unknown field", R"({"prompt": "春", "colour": 2})", "colour",
+       "not a field of this route"},
+      {"best_of 2", R"({"best_of": 2})", "best_of", "ask for n poems"},
+      {"logit_bias {}", R"({"logit_bias": {}})", "logit_bias", "heads and form"},
+      {"logprobs 6", R"({"logprobs": 6})", "logprobs", "[0, 5]"},
+      {"stop \"\"", R"({"stop": ""})", "stop", "none empty"},
       {"five stop strings", R"({"stop": ["a", "b", "c", "d", "e"]})", "stop", "up to 4"},
-      {"echo not a boolean", R"({"echo": 1})", "echo", "true or false"},
-      {"prompt not a string", R"({"prompt": 5})", "prompt", "must be a string"},
-      {"temperature too high", R"({"temperature": 11})", "temperature", "[0, 10]"},
-      {"temperature a string", R"({"temperature": "hot"})", "temperature", "must be a number"},
-      {"top_p zero", R"({"top_p": 0})", "top_p", "(0, 1]"},
-      {"top_k negative", R"({"top_k": -1})", "top_k", "must not be negative"},
-      {"top_k past its range", R"({"top_k": 100001})", "top_k", "must be in [0, 100000]"},
-      {"max_tokens zero", R"({"max_tokens": 0})", "max_tokens", "[1, 512]"},
-      {"max_tokens a fraction", R"({"max_tokens": 2.5})", "max_tokens", "whole number"},
-      {"seed negative", R"({"seed": -3})", "seed", "must not be negative"},
-      {"stream not a boolean", R"({"stream": "yes"})", "stream", "true or false"},
-      {"nine poems", R"({"n": 9})", "n", "must be in [1, 8]"},
-      {"a field given twice", R"({"seed": 1, "seed": 2})", "seed", "given twice"},
-      {"past the context", R"({"prompt": "床前明月光", "max_tokens": 123})", "max_tokens",
+      {"echo 1", R"({"echo": 1})", "echo", "true or false"},
+      {"a prompt that is not a string", R"({"prompt": 5})", "prompt", "must be a string"},
+      {"temperature 11", R"({"temperature": 11})", "temperature", "[0, 10]"},
+      {"temperature \"hot\"", R"({"temperature": "hot"})", "temperature", "must be a number"},
+      {"top_p 0", R"({"top_p": 0})", "top_p", "(0, 1]"},
+      {"top_k -1", R"({"top_k": -1})", "top_k", "must not be negative"},
+      {"top_k 100001", R"({"top_k": 100001})", "top_k", "must be in [0, 100000]"},
+      {"max_tokens 0", R"({"max_tokens": 0})", "max_tokens", "[1, 512]"},
+      {"max_tokens 2.5", R"({"max_tokens": 2.5})", "max_tokens", "whole number"},
+      {"seed -3", R"({"seed": -3})", "seed", "must not be negative"},
+      {"stream \"yes\"", R"({"stream": "yes"})", "stream", "true or false"},
+      {"n 9", R"({"n": 9})", "n", "must be in [1, 8]"},
+      {"prompt 床前明月光, max_tokens 123", R"({"prompt": "床前明月光", "max_tokens": 123})",
+       "max_tokens",
        "123 characters after an opening of 6 positions (its newline included) pass the model's "
        "context of 128: ask for at most 122"},
       {"stream_options without stream", R"({"stream_options": {"include_usage": true}})",
        "stream_options", "give stream true"},
-      {"an unknown stream option", R"({"stream": true, "stream_options": {"x": 1}})",
+      {"stream_options {\"x\": 1}", R"({"stream": true, "stream_options": {"x": 1}})",
        "stream_options", "include_usage"},
-      {"user not a string", R"({"user": 7})", "user", "must be a string"},
-      {"prompt outside the vocabulary", R"({"prompt": "hello"})", "prompt",
+      {"user 7", R"({"user": 7})", "user", "must be a string"},
+      {"a prompt outside the vocabulary", R"({"prompt": "hello"})", "prompt",
        "'h' is not in the model's vocabulary"},
+      {"a newline in the prompt", R"({"prompt": "春\n风"})", "prompt", "has no newline"},
       {"three heads", R"({"heads": "春花秋"})", "heads", "4 or 8"},
       {"a head that cannot start a line", R"({"heads": "春花，月"})", "heads",
        "cannot start a line"},
-      {"a verse form lesson 07 lacks", R"({"form": "六绝"})", "form", "五绝, 七绝, 五律 or 七律"},
+      {"an opening and heads", R"({"prompt": "春", "heads": "春花秋月"})", "heads", "not both"},
+      {"a verse form lesson 07 lacks (六绝)", R"({"form": "六绝"})", "form",
+       "五绝, 七绝, 五律 or 七律"},
       {"a verse form with a prompt", R"({"form": "五绝", "prompt": "春"})", "form",
        "give no prompt"},
-      {"form of another length", R"({"heads": "春花秋月", "form": "七律"})", "form", "8 lines"},
-      {"an acrostic's form lesson 07 lacks", R"({"heads": "春花秋月", "form": "六绝"})", "form",
+      {"a form of another length", R"({"heads": "春花秋月", "form": "七律"})", "form", "8 lines"},
+      {"an acrostic's form lesson 07 lacks (heads and 六绝)",
+       R"({"heads": "春花秋月", "form": "六绝"})", "form",
        "form: lesson 07's regular verse is 五绝, 七绝, 五律 or 七律 (got '六绝')"},
-      {"a body over the limit", "{\"prompt\": \"" + std::string(9000, ' ') + "\"}", "body",
+      {"a body of 9,000 bytes", "{\"prompt\": \"" + std::string(9000, ' ') + "\"}", "body",
        "larger than 8192 bytes"},
   };
+}
+
+TEST(PoemServer, EveryBadRequestGets400NamingTheField) {
+  NEED_SHIPPED_MODEL();
+  (void)model;
+  Server server({});
+  const std::vector<BadBody> cases = bad_completion_bodies();
   expect_each_refused(server, "/v1/completions", cases);
   EXPECT_EQ(metric(server, "tang_responses_total{status=\"400\"}"), double(cases.size()));
   EXPECT_EQ(metric(server, "tang_poems_total"), 0) << "no bad request reached the engine";
@@ -260,30 +275,69 @@ TEST(PoemServer, TheModelsRouteAndTheFieldsClientsSend) {
   EXPECT_EQ(metric(server, "tang_responses_total{status=\"404\"}"), 2.0);
 }
 
-TEST(PoemServer, EveryBadChatRequestGets400NamingTheField) {
-  NEED_SHIPPED_MODEL();
-  (void)model;
-  Server server({});
+// Bodies POST /v1/chat/completions refuses with a 400, named as docs/robustness.md's
+// second table names them.
+std::vector<BadBody> bad_chat_bodies() {
   const std::string user = R"("messages": [{"role": "user", "content": "春风"}])";
-  const std::vector<BadBody> cases = {
+  return {
       {"no messages", R"({"max_tokens": 4})", "messages", "required"},
       {"an assistant message", R"({"messages": [{"role": "assistant", "content": "春"}]})",
        "messages", "role 'assistant'"},
-      {"no user message", R"({"messages": [{"role": "system", "content": "poet"}]})", "messages",
-       "no user message"},
+      {"only a system message", R"({"messages": [{"role": "system", "content": "poet"}]})",
+       "messages", "no user message"},
       {"a message without content", R"({"messages": [{"role": "user"}]})", "messages",
        "string role and content"},
       {"an opening outside the vocabulary", R"({"messages": [{"role": "user", "content": "hi"}]})",
        "messages", "not in the model's vocabulary"},
-      {"logprobs as a number", "{" + user + R"(, "logprobs": 2})", "logprobs", "true or false"},
-      {"top_logprobs alone", "{" + user + R"(, "top_logprobs": 2})", "top_logprobs",
+      {"logprobs 2", "{" + user + R"(, "logprobs": 2})", "logprobs", "true or false"},
+      {"top_logprobs without logprobs", "{" + user + R"(, "top_logprobs": 2})", "top_logprobs",
        "logprobs true"},
       {"echo", "{" + user + R"(, "echo": true})", "echo", "not a field of this route"},
       {"a prompt", "{" + user + R"(, "prompt": "春"})", "prompt", "not a field of this route"},
-      {"both token limits", "{" + user + R"(, "max_tokens": 4, "max_completion_tokens": 4})",
-       "max_completion_tokens", "not both"},
+      {"max_tokens and max_completion_tokens",
+       "{" + user + R"(, "max_tokens": 4, "max_completion_tokens": 4})", "max_completion_tokens",
+       "not both"},
   };
+}
+
+TEST(PoemServer, EveryBadChatRequestGets400NamingTheField) {
+  NEED_SHIPPED_MODEL();
+  (void)model;
+  Server server({});
+  const std::vector<BadBody> cases = bad_chat_bodies();
   expect_each_refused(server, "/v1/chat/completions", cases);
+}
+
+// Prints docs/robustness.md's two tables of bad requests as the server answers them
+// now (`poem_server_test --gtest_filter=*PrintTheRobustnessTables`); the ctest
+// robustness_tables_check compares them with the page.
+TEST(PoemServer, PrintTheRobustnessTables) {
+  NEED_SHIPPED_MODEL();
+  (void)model;
+  Server server({});
+  auto c = server.client();
+  std::vector<BadBody> completions = bad_completion_bodies();
+  const auto after_user =
+      std::find_if(completions.begin(), completions.end(),
+                   [](const BadBody& b) { return b.name == std::string("user 7"); });
+  ASSERT_NE(after_user, completions.end());
+  completions.insert(after_user + 1, {"model \"gpt-4\"", R"({"model": "gpt-4", "prompt": "春"})",
+                                      "model", "does not exist here"});
+  const std::pair<const char*, std::vector<BadBody>> routes[] = {
+      {"/v1/completions", completions}, {"/v1/chat/completions", bad_chat_bodies()}};
+  for (const auto& [route, cases] : routes) {
+    std::cout << "route " << route << "\n";
+    for (const BadBody& bad : cases) {
+      const auto res = c.Post(route, bad.body, "application/json");
+      ASSERT_TRUE(res) << bad.name;
+      const json error = json::parse(res->body, nullptr, false).value("error", json::object());
+      std::string message = error.value("message", "");
+      if (error.contains("code") && error["code"].is_string())
+        message += " (code `" + error["code"].get<std::string>() + "`)";
+      std::cout << "| " << bad.name << " | " << res->status << " | `" << error.value("param", "")
+                << "` | " << message << " |\n";
+    }
+  }
 }
 
 // The events of a stream, parsed, without "[DONE]" (which must end it).
