@@ -4,15 +4,17 @@
 // Every build compiles each exercise twice: your file (lessons/NN_x/exercise/,
 // namespace tang::mine) and the reference solution (solution/, tang::reference).
 // The lessons call the exercise's switch, a function of the same name in
-// namespace tang (e.g. tang::top_p_filter in lessons/03_topk_topp/top_p_switch.cpp).
+// namespace tang (e.g. tang::top_p_filter in lessons/03_topk_topp/top_p_switch.cpp),
+// declared in the exercise's header with the type of yours (decltype(mine::f)).
 // It runs the reference solution, or with --yours (every exercise) or --yours
 // 03,06a (those) yours, and then the reference too, on copies of the same
 // inputs, comparing the answers with the exercise's own comparator. At the first
 // difference of each function it prints one note on stderr, e.g.
 //
-//   note: exercise 03 (top_p_filter, call 14 of the run: p 0.9): yours and the
-//   reference solution differ only by rounding (up to 2.98e-08 apart); your
-//   tests: ctest --preset yours -L '^yours_03$'
+//   note: exercise 03 (top_p_filter, call 1 of the run: p 0.9): yours and the
+//   reference solution differ only by rounding (up to 1.4e-09 apart, at value 2:
+//   yours 0.00732500246, theirs 0.00732500385); your tests: ctest --preset yours
+//   -L '^yours_03$'
 //
 // or "... disagree (<what differs>)". The lesson goes on with your answer, and
 // ends with one line per exercise you chose (exercise_summary()): on how many
