@@ -1,7 +1,8 @@
 // exercise/sample_with_temperature.hpp: EXERCISE 02, drawing one character.
 //
-// Lesson 02 writes its poems with these two functions, and lessons 03-06 draw
-// every character with sample_from. They run the reference solution
+// Lesson 02 writes its poems with these two functions, and every later lesson
+// that samples draws each character with sample_from (lesson 03's sample_next;
+// lesson 12's model drafter calls it too). They run the reference solution
 // (solution/sample_with_temperature.cpp) unless started with --yours 02; then
 // YOUR file exercise/sample_with_temperature.cpp, whose comment says exactly
 // what the functions must do. Check yours with

@@ -3,7 +3,8 @@
 //
 // The cost model of step_cost.hpp turns these counts into a predicted time
 // with the machine profile (bytes / bandwidth against flops / loop rate, the
-// longer wins). Every prediction lessons 06 and 08 print goes through them.
+// longer wins). Every step time lessons 06, 08, 10, 11 and 12 predict goes
+// through them (predict_step, step_cost.hpp).
 // The lessons run the reference solution (solution/step_traffic.cpp) unless
 // started with --yours 06d; then YOUR file exercise/step_traffic.cpp, whose
 // comment says exactly what it must do:
