@@ -202,7 +202,7 @@ TEST(Exercise03, KeptProbabilitiesAreDividedByTheFloatOfTheTotal) {
   expect_bits(tenths, 0.55f, "ten times 0.1");
 }
 
-// Ties at the edge of the nucleus: of 20 (or 40) equal probabilities, only the
+// Ties at the edge of the nucleus: of 17 to 100 equal probabilities, only the
 // ones with the smallest ids that are needed to reach p are kept.
 TEST(Exercise03, ManyTiesAtTheEdgeOfTheNucleusKeepTheSmallestIds) {
   tang::Rng rng(17);

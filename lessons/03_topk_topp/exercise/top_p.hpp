@@ -1,7 +1,7 @@
 // exercise/top_p.hpp: EXERCISE 03, top-p (nucleus) filtering.
 //
-// Lesson 03's section 3 trims the distribution with this function (lessons
-// 03-06 all run that section), and so do lesson 11's requests that set top_p
+// Lesson 03's section 3 trims the distribution with this function (every
+// lesson from 03 on runs that section), and so do lesson 11's requests that set top_p
 // and lesson 12's sampler when top-p is on; the other sections write with
 // top-p off. It runs the reference solution (solution/top_p.cpp) unless started
 // with --yours 03; then YOUR file exercise/top_p.cpp, whose comment says exactly
