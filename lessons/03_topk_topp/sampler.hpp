@@ -1,4 +1,4 @@
-// sampler.hpp: the full sampling step of lessons 03-06.
+// sampler.hpp: the full sampling step of lessons 03-12.
 //
 //   [constraint masks, lesson 05] -> temperature -> top-k -> softmax -> top-p -> one coin
 //

@@ -1,5 +1,5 @@
 // machine_profile: measures what this machine can do (one thread) and keeps it
-// in the file lessons 06 and 08 predict their timings from.
+// in the file lessons 06, 08, 10, 11 and 12 predict their timings from.
 //
 //   build/release/lessons/08_many_poems/machine_profile            measure, print, write
 //   build/release/lessons/08_many_poems/machine_profile --out F    write F instead

@@ -32,7 +32,7 @@
 // Why: one row through our model's matrices is 1,698,944 weights, 6.8 MB in fp32,
 // and 2 flops for each: 0.5 flops per byte. A machine that streams 20 GB/s and
 // multiplies at 30 GFLOP/s is then bound by memory until about 3 rows share the
-// read. Your counts feed every predicted time of lessons 06 and 08.
+// read. Your counts feed every step time lessons 06, 08, 10, 11 and 12 predict.
 // Tests: ctest --preset yours -L '^yours_06d$' (tests/exercises/exercise_06d_test.cpp).
 
 #include "06_kvcache/exercise/step_traffic.hpp"
