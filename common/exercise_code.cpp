@@ -43,6 +43,16 @@ Switches& switches() {
   return s;
 }
 
+// The exercise ids `keep` takes, in lesson order, separated by commas.
+template <class Keep>
+std::string ids_where(const Keep& keep) {
+  std::string ids;
+  for (std::string_view id : kExercises) {
+    if (keep(id)) ids += (ids.empty() ? "" : ", ") + std::string(id);
+  }
+  return ids;
+}
+
 }  // namespace
 
 void choose_exercise_code(const std::string& yours, bool compare, std::ostream* report) {
@@ -53,11 +63,9 @@ void choose_exercise_code(const std::string& yours, bool compare, std::ostream* 
     const std::size_t comma = std::min(yours.find(',', from), yours.size());
     const std::string id = yours.substr(from, comma - from);  // "" between two commas
     if (std::find(kExercises.begin(), kExercises.end(), id) == kExercises.end()) {
-      std::string ids;
-      for (std::string_view one : kExercises) ids += (ids.empty() ? "" : ", ") + std::string(one);
       throw BadOption("--yours " + yours + ": '" + id +
-                      "' is not an exercise; give 'all' or some of " + ids +
-                      " separated by commas");
+                      "' is not an exercise; give 'all' or some of " +
+                      ids_where([](std::string_view) { return true; }) + " separated by commas");
     }
     c.yours.insert(id);
     from = comma + 1;
@@ -82,10 +90,7 @@ std::string exercise_code_line() {
   if (yours.empty()) {
     return "exercise code: the reference solutions (lessons/*/solution/); --yours runs yours";
   }
-  std::string ids;
-  for (std::string_view id : kExercises) {
-    if (yours.count(id)) ids += (ids.empty() ? "" : ", ") + std::string(id);
-  }
+  const std::string ids = ids_where([&](std::string_view id) { return yours.count(id) > 0; });
   return "exercise code: YOURS for " + ids +
          " (lessons/*/exercise/), checked against the reference solutions";
 }
@@ -188,10 +193,7 @@ Verdict compare_floats(std::span<const float> yours, std::span<const float> thei
   if (same_bits) return {};
   std::string yours_text = scientific(yours[where]), theirs_text = scientific(theirs[where]);
   if (yours_text == theirs_text) {  // 3 digits hide the gap: 9 tell any two floats apart
-    char a[32], b[32];
-    std::snprintf(a, sizeof a, "%.9g", static_cast<double>(yours[where]));
-    std::snprintf(b, sizeof b, "%.9g", static_cast<double>(theirs[where]));
-    yours_text = a, theirs_text = b;
+    yours_text = scientific(yours[where], 9), theirs_text = scientific(theirs[where], 9);
   }
   const std::string at =
       "value " + std::to_string(where) + ": yours " + yours_text + ", theirs " + theirs_text;

@@ -30,10 +30,11 @@ inline std::string label(float value) {
   return s;
 }
 
-// Three significant digits, "2.98e-08", "0.129": a difference in a note.
-inline std::string scientific(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g", value);
+// Three significant digits, "2.98e-08", "0.129": a difference in a note. Nine
+// tell any two floats apart.
+inline std::string scientific(double value, int digits = 3) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.*g", digits, value);
   return text;
 }
 

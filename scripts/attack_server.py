@@ -74,6 +74,26 @@ def post(port, body):
     return status, time.monotonic() - start
 
 
+def flood(port, head, pieces, half_close=False):
+    """Sends `head`, then `pieces` until they run out or the server stops taking them
+    (then, with half_close, says it is done sending); returns the answer's status and
+    how many pieces went out."""
+    s = connect(port)
+    s.sendall(head)
+    sent = 0
+    try:
+        for piece in pieces:
+            s.sendall(piece)
+            sent += 1
+        if half_close:
+            s.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+    status = read_status(s)
+    s.close()
+    return status, sent
+
+
 def drip(conns, piece, steps):
     """Sends piece(i) on every connection each 0.5 s, `steps` times (a connection the
     server closed is skipped); then closes them and returns the status each was answered."""
@@ -144,18 +164,10 @@ def attack_chunked(port, count=4, megabytes=32):
     answers = []
 
     def one():
-        s = connect(port)
-        s.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+        head = b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
         chunk = b"10000\r\n" + b"x" * 0x10000 + b"\r\n"
-        sent = 0
-        try:
-            for _ in range(megabytes * 16):
-                s.sendall(chunk)
-                sent += len(chunk)
-        except OSError:
-            pass
-        answers.append((read_status(s), sent))
-        s.close()
+        status, chunks = flood(port, head, (chunk for _ in range(megabytes * 16)))
+        answers.append((status, chunks * len(chunk)))
 
     threads = [threading.Thread(target=one) for _ in range(count)]
     for t in threads:
@@ -168,32 +180,15 @@ def attack_chunked(port, count=4, megabytes=32):
 
 
 def attack_headers(port, count=200000):
-    s = connect(port)
-    s.sendall(b"GET /v1/models HTTP/1.1\r\nHost: x\r\n")
-    sent = 0
-    try:
-        for i in range(count):
-            s.sendall(b"X-%d: %s\r\n" % (i, b"y" * 90))
-            sent += 1
-    except OSError:
-        pass
-    status = read_status(s)
-    s.close()
+    headers = (b"X-%d: %s\r\n" % (i, b"y" * 90) for i in range(count))
+    status, sent = flood(port, b"GET /v1/models HTTP/1.1\r\nHost: x\r\n", headers)
     return f"{status} after {sent} headers sent"
 
 
 def attack_lengthless(port, megabytes=64):
-    s = connect(port)
-    s.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\n\r\n")
-    try:
-        block = b"x" * 2**20
-        for _ in range(megabytes):
-            s.sendall(block)
-        s.shutdown(socket.SHUT_WR)
-    except OSError:
-        pass
-    status = read_status(s)
-    s.close()
+    block = b"x" * 2**20
+    status, _ = flood(port, b"POST /v1/completions HTTP/1.1\r\nHost: x\r\n\r\n",
+                      (block for _ in range(megabytes)), half_close=True)
     return f"{status or 'no answer'}"
 
 

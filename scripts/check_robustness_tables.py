@@ -16,6 +16,7 @@
 BUILD_DIR defaults to build/release. A check names the first row that differs and
 the command that rewrites it, and exits 1.
 """
+import functools
 import pathlib
 import re
 import shlex
@@ -59,19 +60,23 @@ def command_line_rows(rows):
     return fresh
 
 
+@functools.cache
+def server_tables():
+    """The rows the server test prints, by route (one run serves both tables)."""
+    _, out, _ = run([str(build / "tests/poem_server_test"),
+                     "--gtest_filter=*PrintTheRobustnessTables"])
+    printed, current = {}, None
+    for line in out.decode().splitlines():
+        if line.startswith("route "):
+            current = printed.setdefault(line[len("route "):], [])
+        elif line.startswith("| ") and current is not None:
+            current.append(line)
+    return printed
+
+
 def request_rows(route):
     """The rows the server test prints for `route`."""
-    def rows(_rows):
-        _, out, _ = run([str(build / "tests/poem_server_test"),
-                         "--gtest_filter=*PrintTheRobustnessTables"])
-        printed, current = {}, None
-        for line in out.decode().splitlines():
-            if line.startswith("route "):
-                current = printed.setdefault(line[len("route "):], [])
-            elif line.startswith("| ") and current is not None:
-                current.append(line)
-        return printed.get(route, [])
-    return rows
+    return lambda _rows: server_tables().get(route, [])
 
 
 # (the section's heading, which of its tables, where the rows come from)
