@@ -85,6 +85,7 @@ void show_speed_and_its_cost_model(LessonContext& c, const SamplingSettings& set
   const GPT& model = c.model;
   const GPTConfig& cfg = model.config();
   const MachineProfile profile = profile_for(c);
+  c.out << "  " << profile_provenance(default_profile_path()) << "\n";
   char line[200];
   c.out << "\n  characters     without cache (ms)       with cache (ms)         speed-up\n"
            "              predicted  measured     predicted  measured     predicted  measured"

@@ -4,11 +4,15 @@
 // keeps the fastest: the slower runs are this machine doing something else.
 #include "06_kvcache/machine_profile.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -290,6 +294,24 @@ MachineProfile parse_profile(const std::string& text, const std::string& source)
 std::string default_profile_path() {
   const char* chosen = std::getenv("TANG_MACHINE_PROFILE");
   return chosen != nullptr && *chosen != '\0' ? chosen : TANG_PROFILE_PATH;
+}
+
+std::string profile_provenance(const std::string& path) {
+  std::error_code error;
+  const std::filesystem::path shown = std::filesystem::proximate(path, error);
+  std::string text = "Predictions: lesson 06's cost model with the machine profile " +
+                     (error ? path : shown.string());
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0) {
+    char when[32];
+    std::tm local{};
+    localtime_r(&info.st_mtime, &local);
+    std::strftime(when, sizeof when, "%Y-%m-%d %H:%M", &local);
+    text += std::string(", measured ") + when;
+  }
+  return text +
+         "\n  (measured on a busy machine it predicts a slower one: delete it and run "
+         "build/release/lessons/08_many_poems/machine_profile\n  on a quiet machine)";
 }
 
 std::optional<std::string> read_profile_file(const std::string& path) {

@@ -213,6 +213,7 @@ void show_many_poems(LessonContext& c, const ManyPoemsOptions& o) {
         c.out << "(" << note << ")\n";
         c.out.flush();
       });
+  c.out << profile_provenance(default_profile_path()) << "\n";
   batch_sizes(c, chosen, s, o.length, profile);
   shared_opening(c, chosen, o.batch, o.length);
   weight_formats(c, fp32, s, o.length, o.quality_poems);

@@ -271,6 +271,7 @@ void show_cache_size(LessonContext& c, const CacheSizeOptions& o) {
         c.out << "(" << note << ")\n";
         c.out.flush();
       });
+  c.out << profile_provenance(default_profile_path()) << "\n";
   show_writing(c, rows, o, profile);
   if (!o.skip_long_context) show_long_context(c, rows, profile);
   show_large_model(c);

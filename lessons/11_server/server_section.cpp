@@ -243,6 +243,7 @@ void show_server(LessonContext& c, const ServerOptions& o) {
                                            c.out << "(" << note << ")\n";
                                            c.out.flush();
                                          });
+  c.out << profile_provenance(default_profile_path()) << "\n";
   cost.overhead = measure_step_overhead_in_process(c.model);
   show_clients(c, o, cost);
   show_shared_opening(c, cost);

@@ -4,8 +4,17 @@
 // end, its final newline), the model's mask leaves it nothing else to write:
 // the draft is certain and always kept. The form drafter proposes those
 // characters with probability 1 and asks another drafter for the rest, one
-// character at a time; a guess the form bans ends the round's drafts. SGLang
-// calls skipping such characters "jump forward".
+// character at a time. Its q is that drafter's q under the form's mask
+// (renormalised over the characters the form allows), and a guess the form
+// bans is drawn again from it: a guess is allowed with probability Z, and then
+// x with q(x), or banned and redrawn, x with (1 - Z) q(x) / Z, in all q(x) / Z,
+// which is the q it reports. The rule of exercise 12 is exact for a draft drawn
+// from the q it is given, so the text stays the model's under the form. (Ending
+// the round at a banned guess would not be: whether a guess is banned depends on
+// where q's draw fell, and the character there would then come from p alone.)
+// Where q leaves the form nothing, or the drafter has no guess, the round's
+// drafts end: the text decided that, not a draw. SGLang calls drafting a form's
+// certain characters "jump forward".
 #pragma once
 
 #include "12_speculative/drafter.hpp"

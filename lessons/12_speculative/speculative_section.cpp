@@ -1,6 +1,7 @@
 #include "12_speculative/speculative_section.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -22,6 +23,7 @@
 #include "12_speculative/speculative_writer.hpp"
 #include "checkpoint.hpp"
 #include "number_text.hpp"
+#include "parameters.hpp"  // parameter_count
 
 #ifndef TANG_DATA_DIR
 #define TANG_DATA_DIR "data"
@@ -143,24 +145,47 @@ void show_verse(LessonContext& c, NgramDrafter& ngram, const SpeculativeOptions&
   }
 }
 
+// The median of `values` and their range (their smallest and largest).
+struct Spread {
+  double median = 0, low = 0, high = 0;
+};
+
+Spread spread_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return {n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2, values.front(),
+          values.back()};
+}
+
+// A speed-up as the table prints it: its median, then its range, "0.70 (0.62-0.74)".
+std::string with_range(const Spread& s) {
+  return fixed(s.median, 2) + " (" + fixed(s.low, 2) + "-" + fixed(s.high, 2) + ")";
+}
+
+constexpr std::size_t kRepeats = 5;  // timed pairs a row: lesson 06's writing, then the row's
+
 void show_speculative(LessonContext& c, const SpeculativeOptions& o) {
   const GPT& model = c.model;
   c.out << "A drafter proposes k characters; the model runs them as k + 1 rows of one cached "
-           "forward pass,\nkeeps each draft with probability min(1, p/q), draws one more "
-           "(from max(0, p - q) at the first\nrejection), and its cache is cut back past the "
-           "rest. The text is the model's: at T 0 character\nfor character, sampled in "
-           "distribution (tests/exercises/exercise_12_test.cpp).\n";
+           "forward pass,\nkeeps the drafts exercise 12's rule accepts and draws one more, and "
+           "its cache is cut back\npast the rest. The text is the model's: at T 0 character for "
+           "character, sampled in distribution\n(the lesson's page says how that is tested).\n";
   NgramDrafter ngram(training_stream(model.tokenizer(), c.options.corpus), 4,
                      model.config().vocab_size);
   show_one_poem(c, ngram, "n-gram");
+  const std::string profile_path = default_profile_path();
   const MachineProfile profile =
-      load_or_measure_profile(default_profile_path(), std::vector{plain_fp32_loop()},
+      load_or_measure_profile(profile_path, std::vector{plain_fp32_loop()},
                               [&](const std::string& note) { c.out << "(" << note << ")\n"; });
   c.out << "\n  8 poems, one after each of 8 openings, up to " << c.options.length
         << " characters each (seeds " << c.options.seed << " .. " << c.options.seed + 7
-        << "); times move from run to run with the machine's load:\n"
+        << "). Each row is timed " << kRepeats
+        << " times, each time right after lesson 06's\n  writing of the same poems: the "
+           "medians, and the speed-up's range over the "
+        << kRepeats << " pairs (the machine's load moves them).\n  "
+        << profile_provenance(profile_path) << "\n"
         << "    drafter  T     k  verifications  drafted  kept   chars a verification   ms a "
-           "char  lesson 06   speed-up  predicted   same text\n";
+           "char  lesson 06   speed-up (range)   predicted   same text\n";
   struct Greedy {  // a T 0 row: its characters a verification, for the large shape below
     bool with_model;
     std::size_t k;
@@ -170,47 +195,56 @@ void show_speculative(LessonContext& c, const SpeculativeOptions& o) {
   for (const float t : {0.0f, 0.8f}) {
     const SamplingSettings s =
         t == 0 ? SamplingSettings{0.0f, 0, 1.0f} : SamplingSettings{t, c.options.top_k, 1.0f};
-    const Run plain =
-        timed([&] { return write_eight_plain(model, s, c.options.length, c.options.seed); });
-    const double plain_ms_char = 1000 * plain.seconds / double(plain.eight.characters());
-    const double plain_predicted = predicted_ms(model.config(), plain.eight.counts.work, profile);
+    const EightPoems plain = write_eight_plain(model, s, c.options.length, c.options.seed);
+    const double plain_predicted = predicted_ms(model.config(), plain.counts.work, profile);
     for (const bool with_model : {false, true}) {
       if (with_model && !o.draft_model) continue;
-      std::unique_ptr<ModelDrafter> drafter_model;
       std::size_t best_k = 0;  // the k the cost model picks: the highest predicted speed-up
-      double best_predicted = 0, best_measured = 0;
+      double best_predicted = 0;
+      Spread best_measured;
       for (const std::size_t k : kKs) {
-        Drafter* drafter = &ngram;
-        if (with_model)
-          drafter = (drafter_model = std::make_unique<ModelDrafter>(*o.draft_model, s)).get();
-        const Run run = timed([&] {
-          return write_eight_speculative(model, *drafter, s, k, c.options.length, c.options.seed);
-        });
+        std::vector<double> ms_char, plain_ms_char, speed_up;
+        Run run;
+        std::unique_ptr<ModelDrafter> drafter_model;
+        for (std::size_t r = 0; r < kRepeats; ++r) {
+          Drafter* drafter = &ngram;
+          if (with_model)  // a new one each time: its work is one run's
+            drafter = (drafter_model = std::make_unique<ModelDrafter>(*o.draft_model, s)).get();
+          const Run lesson06 =
+              timed([&] { return write_eight_plain(model, s, c.options.length, c.options.seed); });
+          run = timed([&] {
+            return write_eight_speculative(model, *drafter, s, k, c.options.length,
+                                           c.options.seed);
+          });
+          plain_ms_char.push_back(1000 * lesson06.seconds / double(lesson06.eight.characters()));
+          ms_char.push_back(1000 * run.seconds / double(run.eight.characters()));
+          speed_up.push_back(plain_ms_char.back() / ms_char.back());
+        }
         const SpeculativeCounts& counts = run.eight.counts;
         double spec_predicted = predicted_ms(model.config(), counts.work, profile);
         if (drafter_model)
           spec_predicted += predicted_ms(o.draft_model->config(), drafter_model->work, profile);
-        const double ms_char = 1000 * run.seconds / double(run.eight.characters());
         const double chars_per_verification = double(counts.written) / double(counts.rounds);
-        const double measured = plain_ms_char / ms_char,
-                     predicted = plain_predicted / spec_predicted;
+        const Spread measured = spread_of(speed_up);
+        const double predicted = plain_predicted / spec_predicted;
         char line[256];
         std::snprintf(line, sizeof line,
-                      "    %-7s  %-3s  %2zu  %13zu  %7zu  %5s  %21s  %9s  %9s  %8s  %9s   %s\n",
+                      "    %-7s  %-3s  %2zu  %13zu  %7zu  %5s  %21s  %9s  %9s  %17s  %10s   %s\n",
                       with_model ? "model" : "n-gram", label(t).c_str(), k, counts.rounds,
                       counts.drafted,
                       percent(counts.accepted, std::max<std::size_t>(counts.drafted, 1)).c_str(),
-                      fixed(chars_per_verification, 2).c_str(), fixed(ms_char, 3).c_str(),
-                      fixed(plain_ms_char, 3).c_str(), fixed(measured, 2).c_str(),
-                      fixed(predicted, 2).c_str(),
-                      t == 0 ? (run.eight.poems == plain.eight.poems ? "yes" : "NO") : "(sampled)");
+                      fixed(chars_per_verification, 2).c_str(),
+                      fixed(spread_of(ms_char).median, 3).c_str(),
+                      fixed(spread_of(plain_ms_char).median, 3).c_str(),
+                      with_range(measured).c_str(), fixed(predicted, 2).c_str(),
+                      t == 0 ? (run.eight.poems == plain.poems ? "yes" : "NO") : "(sampled)");
         c.out << line;
         if (t == 0) greedy.push_back({with_model, k, chars_per_verification});
         if (predicted > best_predicted)
           best_k = k, best_predicted = predicted, best_measured = measured;
       }
       c.out << "      the cost model's best k: " << best_k << " (predicted "
-            << fixed(best_predicted, 2) << "x, measured " << fixed(best_measured, 2) << "x)\n";
+            << fixed(best_predicted, 2) << "x, measured " << with_range(best_measured) << "x)\n";
     }
   }
   show_verse(c, ngram, o);
@@ -218,9 +252,14 @@ void show_speculative(LessonContext& c, const SpeculativeOptions& o) {
   GPTConfig big = model.config();
   big.n_layer = 12, big.n_head = 12, big.n_embd = 768;
   const double one = predict_plain_step(big, cached_step(32), profile).total_ms();
-  c.out << "\n  Predicted, not measured, for GPT-2 small's shape (12 layers, 768 dims: 362 MB of "
-           "weights, read\n  from memory every forward pass; one row "
-        << fixed(one, 1) << " ms), with the characters a verification measured above at T 0:\n"
+  c.out << "\n  Predicted, not measured, for GPT-2 small's shape with our vocabulary (12 layers, "
+           "768 dims, "
+        << big.vocab_size << " characters: "
+        << fixed(double(parameter_count(big)) / 1e6, 1) << " M parameters, "
+        << fixed(4.0 * double(parameter_count(big)) / 1e6, 0)
+        << " MB of weights,\n  read from memory every forward pass; one row " << fixed(one, 1)
+        << " ms), with the characters a verification measured above at T 0.\n  "
+        << profile_provenance(profile_path) << "\n"
         << "    drafter   k  verification / one row  draft / one row  chars a verification  "
            "speed-up\n";
   for (const Greedy& g : greedy) {

@@ -19,7 +19,9 @@
 
 #include "02_temperature/exercise/sample_with_temperature.hpp"
 #include "12_speculative/exercise/accept_drafts.hpp"
+#include "chi_square.hpp"
 #include "rng.hpp"
+#include "stand_in_chain.hpp"
 
 namespace {
 
@@ -60,7 +62,10 @@ TEST(Exercise12, PaperCases) {
   EXPECT_EQ(verification(uniform, 2, 0.79f, 0.5f).accepted, 1u);
   const tang::Verification rejected = verification(uniform, 2, 0.81f, 0.9f);
   EXPECT_EQ(rejected.accepted, 0u);
-  EXPECT_EQ(rejected.next, 1) << "0.9 is past 0.25 / 0.3";
+  EXPECT_EQ(rejected.next, 1)
+      << "after the rejection the next character is drawn from (0.25, 0.05, 0, 0) renormalised: "
+         "(0.833, 0.167, 0, 0), where the coin 0.9 falls on character 1; unrenormalised the "
+         "values sum to 0.3 and the coin falls past them all";
   EXPECT_EQ(verification(uniform, 2, 0.81f, 0.5f).next, 0);
   // a character q never draws can never be drawn after a rejection at it: p - q is 0 there
   const std::vector<float> sure_of_2 = {0.0f, 0.0f, 1.0f, 0.0f};  // a drafter sure of 2
@@ -69,7 +74,8 @@ TEST(Exercise12, PaperCases) {
   const tang::Verification not_2 =
       verification(sure_of_2, 2, 0.21f, 0.7f);  // (0.5, 0.3, 0, 0) / 0.8
   EXPECT_EQ(not_2.accepted, 0u);
-  EXPECT_EQ(not_2.next, 1) << "0.7 is past 0.5 / 0.8";
+  EXPECT_EQ(not_2.next, 1) << "(0.5, 0.3, 0, 0) renormalised is (0.625, 0.375, 0, 0): the coin "
+                               "0.7 falls on character 1";
   // q = p: every draft is kept
   const std::vector<float> same(p.begin(), p.begin() + 4);
   for (const float coin : {0.0f, 0.5f, 0.999f})
@@ -96,41 +102,31 @@ TEST(Exercise12, PaperCases) {
                std::invalid_argument);
 }
 
-// A Markov chain of V characters stands in for a model (p) and a drafter (q):
-// the next character's distribution depends on the last one.
-constexpr std::size_t kV = 8;
-using Table = std::array<std::array<float, kV>, kV>;  // [previous][next]
-
-Table random_table(tang::Rng& rng, float sharpness) {
-  Table t{};
-  for (auto& row : t) {
-    float total = 0;
-    for (float& x : row) total += x = std::exp(sharpness * rng.normal());
-    for (float& x : row) x /= total;
-  }
-  return t;
-}
+// The chain of 8 characters (stand_in_chain.hpp) stands in for a model (p)
+// and a drafter (q).
+using tang::testing::ChainTable;
+constexpr std::size_t kV = tang::testing::kChainV;
 
 using Rule = tang::Verification (*)(std::span<const float>, std::span<const float>,
                                     std::span<const TokenId>, std::span<const float>, std::size_t);
 
-// The rule with its correction taken out: a rejection draws from p itself.
-tang::Verification draws_from_p(std::span<const float> p, std::span<const float> q,
-                                std::span<const TokenId> drafted, std::span<const float> coins,
-                                std::size_t V) {
-  const std::size_t k = drafted.size();
-  for (std::size_t i = 0; i < k; ++i) {
-    const auto d = static_cast<std::size_t>(drafted[i]);
-    if (coins[i] * q[i * V + d] < p[i * V + d]) continue;
-    return {i, tang::sample_from(p.subspan(i * V, V), coins[k])};
-  }
-  return {k, tang::sample_from(p.subspan(k * V, V), coins[k])};
+// The rule under test with its correction taken out: where it threw a draft
+// away, the next character is drawn again, with the same last coin, from p
+// itself rather than from what p has more of than q.
+tang::Verification without_correction(std::span<const float> p, std::span<const float> q,
+                                      std::span<const TokenId> drafted,
+                                      std::span<const float> coins, std::size_t V) {
+  tang::Verification v = tang::accept_drafts(p, q, drafted, coins, V);
+  if (v.accepted < drafted.size())
+    v.next = tang::sample_from(p.subspan(v.accepted * V, V), coins[drafted.size()]);
+  return v;
 }
 
 // The chi-square statistic of the first two characters written after the
 // character 0, `draws` times, rounds of k drafts, against p's own distribution.
-double chi_square_of_two_characters(const Table& p, const Table& q, std::size_t k, Rule rule,
-                                    std::size_t draws) {
+tang::testing::PairStatistic chi_square_of_two_characters(const ChainTable& p, const ChainTable& q,
+                                                          std::size_t k, Rule rule,
+                                                          std::size_t draws) {
   tang::Rng rng(2024);
   std::vector<double> seen(kV * kV, 0.0);
   for (std::size_t n = 0; n < draws; ++n) {
@@ -154,34 +150,28 @@ double chi_square_of_two_characters(const Table& p, const Table& q, std::size_t 
     }
     ++seen[static_cast<std::size_t>(text[1]) * kV + static_cast<std::size_t>(text[2])];
   }
-  double chi = 0;
-  for (std::size_t a = 0; a < kV; ++a) {
-    for (std::size_t b = 0; b < kV; ++b) {
-      const double expected = double(draws) * p[0][a] * p[a][b];
-      chi += (seen[a * kV + b] - expected) * (seen[a * kV + b] - expected) / expected;
-    }
-  }
-  return chi;
-}
-
-// The chi-square statistic that 63 degrees of freedom (64 cells) exceed with
-// probability 0.001 (Wilson and Hilferty's approximation: 103.4).
-double chi_square_at_one_in_a_thousand(double df) {
-  const double z = 3.0902;  // the normal's 0.999 quantile
-  return df * std::pow(1 - 2 / (9 * df) + z * std::sqrt(2 / (9 * df)), 3);
+  return tang::testing::chi_square_of_pairs(seen, p);
 }
 
 TEST(Exercise12, TheTextFollowsTheModelsDistributionWhateverTheDrafter) {
   tang::Rng rng(7);
-  const Table p = random_table(rng, 1.0f), q = random_table(rng, 1.0f);
-  const double limit = chi_square_at_one_in_a_thousand(kV * kV - 1);
-  EXPECT_NEAR(limit, 103.4, 0.5);
+  const ChainTable p = tang::testing::random_chain(rng, 1.0f),
+                   q = tang::testing::random_chain(rng, 1.0f);
+  const double limit = tang::testing::chi_square_quantile(kV * kV - 1, 0.001);
+  EXPECT_NEAR(limit, 103.44, 0.01) << "chi-square's 0.999 quantile at 63 degrees of freedom";
   for (const std::size_t k : {1u, 2u, 4u}) {
-    const double chi = chi_square_of_two_characters(p, q, k, tang::accept_drafts, 100000);
-    EXPECT_LT(chi, limit) << "k " << k << ": 100,000 pairs, significance 0.001";
+    const tang::testing::PairStatistic s =
+        chi_square_of_two_characters(p, q, k, tang::accept_drafts, 100000);
+    EXPECT_EQ(s.df, 63);
+    EXPECT_LT(s.chi, limit)
+        << "k " << k << ": the first two characters written are not the model's. Over 100,000 "
+        << "pairs their chi-square is " << s.chi << ", above " << limit
+        << ", which text drawn from p stays under 999 times in 1,000. Look at what decides a "
+           "draft (which coin, and against what), what the character after a rejection is drawn "
+           "from, and with which coin";
     // with the correction replaced by a plain draw from p, the pairs are p's no more
-    const double broken = chi_square_of_two_characters(p, q, k, draws_from_p, 100000);
-    EXPECT_GT(broken, limit) << "k " << k;
+    const double broken = chi_square_of_two_characters(p, q, k, without_correction, 100000).chi;
+    EXPECT_GT(broken, limit) << "k " << k << ": the test must see a missing correction";
   }
 }
 

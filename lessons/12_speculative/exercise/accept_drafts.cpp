@@ -3,27 +3,38 @@
 // Verification accept_drafts(p, q, drafted, coins, V)
 //   p       (k+1, V) row i: the model's sampling distribution for the character
 //           after the context and drafted[0 .. i-1]; row k is after all k drafts
-//   q       (k, V)   row i: the drafter's distribution that drafted[i] was drawn from
+//   q       (k, V)   row i: the distribution the drafter drew drafted[i] from
 //   drafted (k)      the drafter's characters
-//   coins   (k+1)    uniform in [0, 1): coins[i] decides drafted[i]; coins[k]
-//                    draws the one character that follows
-//   For i = 0, 1, ...: with d = drafted[i], keep d when coins[i] * q_i(d) < p_i(d)
-//   (that is, coin < p/q without dividing by a q that may be 0). At the first d
-//   not kept, stop: the next character is drawn with coins[k] from the residual
-//   r(x) = max(0, p_i(x) - q_i(x)) / (its sum over x), with tang::sample_from
-//   (lesson 02's draw, from "02_temperature/exercise/sample_with_temperature.hpp";
-//   write the tang::, or the name finds your exercise 02); sum the residual in a
-//   double, and should that sum be 0 (only rounding can make it so) draw from
-//   p_i itself. When every draft is kept, the next character is drawn with
-//   coins[k] from row k of p (the bonus). coins[k] is the one coin for that last
-//   draw, whichever draft was rejected.
-//   Return {number kept, the next character}.
+//   coins   (k+1)    independent, each uniform in [0, 1)
+//   Returns {how many drafts are kept (the first ones), the character written after them}.
 //
-// Example, V = 3, k = 1: p_0 = (0.5, 0.5, 0), q_0 = (0.2, 0.8, 0), drafted = {1}.
-// p/q = 0.625 for the draft: coins {0.6, c} keep it (the next from p_1 with c),
-// coins {0.7, 0.9} do not: residual (0.3, 0, 0) / 0.3 = (1, 0, 0), next 0.
+// What it must guarantee (working out how is the exercise):
+//   1. The text is the model's, whatever q is. Take one position: a draft x arrives
+//      with probability q(x) and is kept with some probability a(x) you choose; when
+//      it is not kept, the character is drawn from some distribution r you choose.
+//      Each character must come out with probability p(x) in all. Which a and r do
+//      that, with a as large as it can be (so that a drafter that agrees with the
+//      model has every draft kept)? Check your r: it must be a distribution, so what
+//      does it sum to before you scale it?
+//   2. The coins. coins[i] alone decides drafted[i]: keep it exactly when coins[i]
+//      falls in [0, a), which a coin uniform in [0, 1) does with probability a.
+//      coins[k] alone draws the one character written after the drafts kept (after a
+//      rejection, or from row k of p when every draft was kept), whichever draft was
+//      thrown away, with tang::sample_from (lesson 02's draw, from
+//      "02_temperature/exercise/sample_with_temperature.hpp"; write the tang::, or
+//      the name finds your exercise 02).
+//   3. The edges. q_i may be 0 at a draft where p_i is not (drawn by a drafter whose
+//      q says otherwise): nothing may be divided by it. A coin exactly equal to a is
+//      not in [0, a). What you draw from after a rejection can sum to 0 only by
+//      rounding (p below q nearly everywhere): then draw from p_i itself. At
+//      temperature 0 every row is certain (1 on one character, 0 elsewhere).
 //
-// Tests: ctest --preset yours -L '^yours_12$' (tests/exercises/exercise_12_test.cpp).
+// Two checks before the tests: q = p keeps every draft whatever the coins; a
+// drafter sure of a character (q 1 on it) that p_0 gives 0 never has it kept, and
+// the character written is then one p_0 can write.
+//
+// Tests: ctest --preset yours -L '^yours_12$'; then
+// lesson_12_speculative --yours 12 --section 12 checks yours at every verification.
 #include "12_speculative/exercise/accept_drafts.hpp"
 
 #include "errors.hpp"

@@ -1,26 +1,20 @@
-// exercise/accept_drafts.hpp: EXERCISE 12, the rule that keeps speculative decoding's text the
+// exercise/accept_drafts.hpp: EXERCISE 12, the step that keeps speculative decoding's text the
 // model's.
 //
 // A drafter proposed k characters d_0 .. d_k-1, drawing d_i from its own
 // distribution q_i; one cached forward of the model over them gave p_0 .. p_k,
 // the sampler's distributions (sampling_distribution.hpp) after the context and
-// after each drafted character. Then, in order:
+// after each drafted character. accept_drafts decides how many of the drafts to
+// keep (the first ones) and draws the one character that follows them.
 //
-//   d_i is kept with probability min(1, p_i(d_i) / q_i(d_i))   (coin i);
-//   at the first one rejected, the next character is drawn from
-//     max(0, p_i - q_i), renormalised                          (the last coin);
-//   when all k are kept, one more is drawn from p_k: a bonus   (the last coin).
+// What it must guarantee (the exercise's stub says more):
+//   - the text is the model's: whatever q is, each character written (a kept
+//     draft or the one drawn after them) comes out with the probability p gives
+//     it after what was written before it;
+//   - and, with that, as many drafts kept as possible: a drafter that agrees with
+//     the model keeps them all.
 //
-// Whatever q is, each character then comes out with probability p: a character
-// x is kept with probability q(x) min(1, p(x)/q(x)) = min(q(x), p(x)), and the
-// rejections, which happen with probability 1 - sum min(p, q) = sum max(0, p - q),
-// give it the rest, max(0, p(x) - q(x)). So the text follows the model's
-// distribution exactly, and the drafter only decides how fast (tests/exercises/
-// exercise_12_test.cpp checks it with a chi-square test). At temperature 0 both
-// are certain: a draft is kept when it is the model's argmax, and the next
-// character is that argmax.
-//
-// Lesson 12's writer (speculative_writer.cpp) calls this after every
+// Lesson 12's writer (speculative_writer.cpp) calls it after every
 // verification. It runs the reference solution (solution/accept_drafts.cpp)
 // unless started with --yours 12; then YOUR exercise/accept_drafts.cpp. Check
 // yours with
