@@ -8,11 +8,13 @@
 //                                     the n-gram drafter (runs of up to 4 characters,
 //                                     counted from the training poems), up to K drafts a
 //                                     round; at T 0 the same characters as the plain row
+// Each row 5 times: its median, mean, spread and range (min, max) are printed.
 // Counters: chars_per_s; predicted_chars_per_s, the cost model's (lesson 06's
 // step_cost.hpp from this machine's profile) for the forward passes the rows ran
 // and the draws (each verification prices k + 1 rows and k + 1 distributions);
 // and for the speculative rows kept_per_round (drafts kept a verification) and
 // chars_per_round (characters written a verification).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -71,21 +73,32 @@ void BM_speculative(benchmark::State& state, std::size_t k, int tenths) {
   });
 }
 
+// Every row is timed 5 times, and shows its median with its range (min and max):
+// one timing of a row that writes 8 poems moves with the machine's load.
+benchmark::internal::Benchmark* with_spread(benchmark::internal::Benchmark* row) {
+  return row->UseRealTime()
+      ->Unit(benchmark::kMillisecond)
+      ->Repetitions(5)
+      ->DisplayAggregatesOnly(true)
+      ->ComputeStatistics(
+          "min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); })
+      ->ComputeStatistics("max", [](const std::vector<double>& v) {
+        return *std::max_element(v.begin(), v.end());
+      });
+}
+
 void register_lesson() {
   // built here, before any row is timed: counting the n-gram table takes seconds, and a
   // function's static built inside the first timed iteration would be that row's time
   ngram();
   bench::plain_loop_profile();
   for (const int t : {0, 8}) {
-    bench::register_row("lesson12/write/plain/T:" + label(0.1f * float(t)), BM_plain, t)
-        ->UseRealTime()
-        ->Unit(benchmark::kMillisecond);
+    with_spread(
+        bench::register_row("lesson12/write/plain/T:" + label(0.1f * float(t)), BM_plain, t));
     for (const std::size_t k : {1, 2, 4, 8}) {
-      bench::register_row(
+      with_spread(bench::register_row(
           "lesson12/write/ngram/k:" + std::to_string(k) + "/T:" + label(0.1f * float(t)),
-          BM_speculative, k, t)
-          ->UseRealTime()
-          ->Unit(benchmark::kMillisecond);
+          BM_speculative, k, t));
     }
   }
 }

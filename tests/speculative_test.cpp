@@ -154,8 +154,8 @@ TEST(FormDrafter, TheTextFollowsTheMaskedModelWhateverTheGuessesTheFormBans) {
     const tang::testing::PairStatistic s = form_pairs(p_form, drafter, k, 100000);
     const double limit = tang::testing::chi_square_quantile(s.df, 0.001);
     EXPECT_LT(s.chi, limit) << "k " << k << ": over 100,000 pairs the first two characters "
-                            << "are not the chain's under the form: chi-square " << s.chi
-                            << " at " << s.df << " degrees of freedom, above " << limit;
+                            << "are not the chain's under the form: chi-square " << s.chi << " at "
+                            << s.df << " degrees of freedom, above " << limit;
   }
 }
 
@@ -265,7 +265,6 @@ TEST(WriteSpeculative, RegularVerseIsLessonSevensAndItsCertainCharactersAreKept)
   }
 }
 
-
 // On the shipped model: lesson 07's 五绝 after "山", T 0.8 (top 20), the form's
 // drafter in front of the draft model, against lesson 03's sampler under the
 // same mask writing one character at a time. The first and the second character
@@ -312,8 +311,7 @@ TEST(FormDrafter, OnTheShippedModelTheFormAndDraftModelWriteTheMaskedSamplersTex
     const tang::Picker masked = [&](std::span<float> logits, std::size_t, tang::Rng& rng,
                                     tang::StepRecord* record) {
       const tang::LogitMask mask = mask_for(context);
-      return tang::sample_next(logits, s, rng, record,
-                               [&](std::span<float> z) { mask.apply(z); });
+      return tang::sample_next(logits, s, rng, record, [&](std::span<float> z) { mask.apply(z); });
     };
     const std::vector<TokenId> w = tang::write(predictor, context, masked, plain_rng, 2, {});
     ++plain_first[static_cast<std::size_t>(w[0])], ++plain_second[static_cast<std::size_t>(w[1])];
@@ -337,8 +335,8 @@ TEST(FormDrafter, OnTheShippedModelTheFormAndDraftModelWriteTheMaskedSamplersTex
       EXPECT_GT(t.tail(), 0.001 / 4)
           << "k " << k << ", the " << (is_first ? "first" : "second") << " character after 山: "
           << "the form and draft-model writer and the plain writer under the form differ, "
-          << "chi-square " << t.statistic << " at " << t.df << " degrees of freedom (p "
-          << t.tail() << ")";
+          << "chi-square " << t.statistic << " at " << t.df << " degrees of freedom (p " << t.tail()
+          << ")";
     }
   }
 }

@@ -310,8 +310,8 @@ std::string profile_provenance(const std::string& path) {
     text += std::string(", measured ") + when;
   }
   return text +
-         "\n  (measured on a busy machine it predicts a slower one: delete it and run "
-         "build/release/lessons/08_many_poems/machine_profile\n  on a quiet machine)";
+         "\n  (measured on a busy machine, a profile predicts a slower one: to measure it again, "
+         "on a quiet\n  machine, run build/release/lessons/08_many_poems/machine_profile)";
 }
 
 std::optional<std::string> read_profile_file(const std::string& path) {

@@ -179,9 +179,9 @@ void show_speculative(LessonContext& c, const SpeculativeOptions& o) {
                               [&](const std::string& note) { c.out << "(" << note << ")\n"; });
   c.out << "\n  8 poems, one after each of 8 openings, up to " << c.options.length
         << " characters each (seeds " << c.options.seed << " .. " << c.options.seed + 7
-        << "). Each row is timed " << kRepeats
-        << " times, each time right after lesson 06's\n  writing of the same poems: the "
-           "medians, and the speed-up's range over the "
+        << ").\n  Each row is timed " << kRepeats
+        << " times, each right after lesson 06's writing of the same poems: the medians,\n"
+           "  and the speed-up's range over the "
         << kRepeats << " pairs (the machine's load moves them).\n  "
         << profile_provenance(profile_path) << "\n"
         << "    drafter  T     k  verifications  drafted  kept   chars a verification   ms a "
@@ -213,8 +213,7 @@ void show_speculative(LessonContext& c, const SpeculativeOptions& o) {
           const Run lesson06 =
               timed([&] { return write_eight_plain(model, s, c.options.length, c.options.seed); });
           run = timed([&] {
-            return write_eight_speculative(model, *drafter, s, k, c.options.length,
-                                           c.options.seed);
+            return write_eight_speculative(model, *drafter, s, k, c.options.length, c.options.seed);
           });
           plain_ms_char.push_back(1000 * lesson06.seconds / double(lesson06.eight.characters()));
           ms_char.push_back(1000 * run.seconds / double(run.eight.characters()));
@@ -228,23 +227,24 @@ void show_speculative(LessonContext& c, const SpeculativeOptions& o) {
         const Spread measured = spread_of(speed_up);
         const double predicted = plain_predicted / spec_predicted;
         char line[256];
-        std::snprintf(line, sizeof line,
-                      "    %-7s  %-3s  %2zu  %13zu  %7zu  %5s  %21s  %9s  %9s  %17s  %10s   %s\n",
-                      with_model ? "model" : "n-gram", label(t).c_str(), k, counts.rounds,
-                      counts.drafted,
-                      percent(counts.accepted, std::max<std::size_t>(counts.drafted, 1)).c_str(),
-                      fixed(chars_per_verification, 2).c_str(),
-                      fixed(spread_of(ms_char).median, 3).c_str(),
-                      fixed(spread_of(plain_ms_char).median, 3).c_str(),
-                      with_range(measured).c_str(), fixed(predicted, 2).c_str(),
-                      t == 0 ? (run.eight.poems == plain.poems ? "yes" : "NO") : "(sampled)");
+        std::snprintf(
+            line, sizeof line,
+            "    %-7s  %-3s  %2zu  %13zu  %7zu  %5s  %21s  %9s  %9s  %17s  %10s   %s\n",
+            with_model ? "model" : "n-gram", label(t).c_str(), k, counts.rounds, counts.drafted,
+            percent(counts.accepted, std::max<std::size_t>(counts.drafted, 1)).c_str(),
+            fixed(chars_per_verification, 2).c_str(), fixed(spread_of(ms_char).median, 3).c_str(),
+            fixed(spread_of(plain_ms_char).median, 3).c_str(), with_range(measured).c_str(),
+            fixed(predicted, 2).c_str(),
+            t == 0 ? (run.eight.poems == plain.poems ? "yes" : "NO") : "(sampled)");
         c.out << line;
         if (t == 0) greedy.push_back({with_model, k, chars_per_verification});
         if (predicted > best_predicted)
           best_k = k, best_predicted = predicted, best_measured = measured;
       }
       c.out << "      the cost model's best k: " << best_k << " (predicted "
-            << fixed(best_predicted, 2) << "x, measured " << with_range(best_measured) << "x)\n";
+            << fixed(best_predicted, 2) << "x, measured " << fixed(best_measured.median, 2)
+            << "x, range " << fixed(best_measured.low, 2) << "-" << fixed(best_measured.high, 2)
+            << ")\n";
     }
   }
   show_verse(c, ngram, o);
@@ -253,11 +253,10 @@ void show_speculative(LessonContext& c, const SpeculativeOptions& o) {
   big.n_layer = 12, big.n_head = 12, big.n_embd = 768;
   const double one = predict_plain_step(big, cached_step(32), profile).total_ms();
   c.out << "\n  Predicted, not measured, for GPT-2 small's shape with our vocabulary (12 layers, "
-           "768 dims, "
-        << big.vocab_size << " characters: "
-        << fixed(double(parameter_count(big)) / 1e6, 1) << " M parameters, "
-        << fixed(4.0 * double(parameter_count(big)) / 1e6, 0)
-        << " MB of weights,\n  read from memory every forward pass; one row " << fixed(one, 1)
+           "768 dims,\n  "
+        << big.vocab_size << " characters: " << fixed(double(parameter_count(big)) / 1e6, 1)
+        << " M parameters, " << fixed(4.0 * double(parameter_count(big)) / 1e6, 0)
+        << " MB of weights, read from memory every forward pass;\n  one row " << fixed(one, 1)
         << " ms), with the characters a verification measured above at T 0.\n  "
         << profile_provenance(profile_path) << "\n"
         << "    drafter   k  verification / one row  draft / one row  chars a verification  "

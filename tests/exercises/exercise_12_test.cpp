@@ -75,7 +75,7 @@ TEST(Exercise12, PaperCases) {
       verification(sure_of_2, 2, 0.21f, 0.7f);  // (0.5, 0.3, 0, 0) / 0.8
   EXPECT_EQ(not_2.accepted, 0u);
   EXPECT_EQ(not_2.next, 1) << "(0.5, 0.3, 0, 0) renormalised is (0.625, 0.375, 0, 0): the coin "
-                               "0.7 falls on character 1";
+                              "0.7 falls on character 1";
   // q = p: every draft is kept
   const std::vector<float> same(p.begin(), p.begin() + 4);
   for (const float coin : {0.0f, 0.5f, 0.999f})
