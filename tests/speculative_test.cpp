@@ -66,25 +66,6 @@ TEST(SamplingDistribution, DrawsWhatLessonThreesSamplerDraws) {
 using tang::testing::ChainTable;
 using tang::testing::kChainV;
 
-// Guesses drawn from the chain's table q, one after another.
-class ChainDrafter : public tang::Drafter {
- public:
-  explicit ChainDrafter(const ChainTable& q) : q_(q) {}
-  void draft(std::span<const TokenId> context, std::size_t k, tang::Rng& rng,
-             std::vector<TokenId>& drafted, std::vector<float>& q) override {
-    drafted.clear(), q.clear();
-    TokenId last = context.back();
-    for (std::size_t i = 0; i < k; ++i) {
-      const auto& row = q_[static_cast<std::size_t>(last)];
-      q.insert(q.end(), row.begin(), row.end());
-      drafted.push_back(last = tang::sample_from(row, rng.uniform()));
-    }
-  }
-
- private:
-  const ChainTable& q_;
-};
-
 // The form: after 7 only 0 (a character the form decides), otherwise neither 5
 // nor the character after the last one.
 tang::LogitMask chain_form(std::span<const TokenId> context) {
@@ -112,46 +93,17 @@ ChainTable under_the_form(const ChainTable& p) {
   return masked;
 }
 
-// The writer's round on the chain: the form drafter's drafts, the masked p after
-// each, lesson 12's rule; `draws` times the first two characters after 0.
-tang::testing::PairStatistic form_pairs(const ChainTable& p_form, tang::Drafter& drafter,
-                                        std::size_t k, std::size_t draws) {
-  tang::Rng rng(2025);
-  std::vector<double> seen(kChainV * kChainV, 0.0);
-  std::vector<TokenId> drafted;
-  std::vector<float> q_rows, p_rows;
-  for (std::size_t n = 0; n < draws; ++n) {
-    std::vector<TokenId> text = {0};
-    while (text.size() < 3) {
-      drafter.draft(text, k, rng, drafted, q_rows);
-      p_rows.clear();
-      TokenId last = text.back();
-      for (std::size_t i = 0; i <= drafted.size(); ++i) {
-        const auto& row = p_form[static_cast<std::size_t>(last)];
-        p_rows.insert(p_rows.end(), row.begin(), row.end());
-        if (i < drafted.size()) last = drafted[i];
-      }
-      std::vector<float> coins(drafted.size() + 1);
-      for (float& c : coins) c = rng.uniform();
-      const tang::Verification v = tang::accept_drafts(p_rows, q_rows, drafted, coins, kChainV);
-      text.insert(text.end(), drafted.begin(), drafted.begin() + static_cast<long>(v.accepted));
-      text.push_back(v.next);
-    }
-    ++seen[static_cast<std::size_t>(text[1]) * kChainV + static_cast<std::size_t>(text[2])];
-  }
-  return tang::testing::chi_square_of_pairs(seen, p_form);
-}
-
 TEST(FormDrafter, TheTextFollowsTheMaskedModelWhateverTheGuessesTheFormBans) {
   tang::Rng tables(11);
   const ChainTable p = tang::testing::random_chain(tables, 1.0f),
                    q = tang::testing::random_chain(tables, 1.0f);
   const ChainTable p_form = under_the_form(p);
-  ChainDrafter guesses(q);
+  tang::testing::ChainDrafter guesses(q);
   const tang::MaskFor mask_for = chain_form;
   tang::FormDrafter drafter(guesses, mask_for, kChainV);
   for (const std::size_t k : {1u, 2u, 4u}) {
-    const tang::testing::PairStatistic s = form_pairs(p_form, drafter, k, 100000);
+    const tang::testing::PairStatistic s = tang::testing::chi_square_of_two_characters(
+        p_form, drafter, k, tang::accept_drafts, 100000, 2025);
     const double limit = tang::testing::chi_square_quantile(s.df, 0.001);
     EXPECT_LT(s.chi, limit) << "k " << k << ": over 100,000 pairs the first two characters "
                             << "are not the chain's under the form: chi-square " << s.chi << " at "

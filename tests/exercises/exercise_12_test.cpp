@@ -8,8 +8,8 @@
 // where p > 0, q = p, every draft kept and the bonus, greedy), then the proof
 // that matters: the first two characters written after a context follow the
 // model's own distribution, by a chi-square test over 100,000 pairs at
-// significance 0.001, and the same test fails when a rejection draws from p
-// instead of max(0, p - q).
+// significance 0.001 (stand_in_chain.hpp), and the same test fails when the
+// rule under test draws from p itself after a rejection.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -107,9 +107,6 @@ TEST(Exercise12, PaperCases) {
 using tang::testing::ChainTable;
 constexpr std::size_t kV = tang::testing::kChainV;
 
-using Rule = tang::Verification (*)(std::span<const float>, std::span<const float>,
-                                    std::span<const TokenId>, std::span<const float>, std::size_t);
-
 // The rule under test with its correction taken out: where it threw a draft
 // away, the next character is drawn again, with the same last coin, from p
 // itself rather than from what p has more of than q.
@@ -122,46 +119,16 @@ tang::Verification without_correction(std::span<const float> p, std::span<const 
   return v;
 }
 
-// The chi-square statistic of the first two characters written after the
-// character 0, `draws` times, rounds of k drafts, against p's own distribution.
-tang::testing::PairStatistic chi_square_of_two_characters(const ChainTable& p, const ChainTable& q,
-                                                          std::size_t k, Rule rule,
-                                                          std::size_t draws) {
-  tang::Rng rng(2024);
-  std::vector<double> seen(kV * kV, 0.0);
-  for (std::size_t n = 0; n < draws; ++n) {
-    std::vector<TokenId> text = {0};
-    while (text.size() < 3) {  // rounds until two characters are written
-      std::vector<TokenId> drafted;
-      std::vector<float> q_rows, p_rows;
-      TokenId last = text.back();
-      for (std::size_t i = 0; i < k; ++i) {
-        p_rows.insert(p_rows.end(), p[last].begin(), p[last].end());
-        q_rows.insert(q_rows.end(), q[last].begin(), q[last].end());
-        last = tang::sample_from(q[last], rng.uniform());
-        drafted.push_back(last);
-      }
-      p_rows.insert(p_rows.end(), p[last].begin(), p[last].end());
-      std::vector<float> coins(k + 1);
-      for (float& c : coins) c = rng.uniform();
-      const tang::Verification v = rule(p_rows, q_rows, drafted, coins, kV);
-      text.insert(text.end(), drafted.begin(), drafted.begin() + static_cast<long>(v.accepted));
-      text.push_back(v.next);
-    }
-    ++seen[static_cast<std::size_t>(text[1]) * kV + static_cast<std::size_t>(text[2])];
-  }
-  return tang::testing::chi_square_of_pairs(seen, p);
-}
-
 TEST(Exercise12, TheTextFollowsTheModelsDistributionWhateverTheDrafter) {
   tang::Rng rng(7);
   const ChainTable p = tang::testing::random_chain(rng, 1.0f),
                    q = tang::testing::random_chain(rng, 1.0f);
   const double limit = tang::testing::chi_square_quantile(kV * kV - 1, 0.001);
   EXPECT_NEAR(limit, 103.44, 0.01) << "chi-square's 0.999 quantile at 63 degrees of freedom";
+  tang::testing::ChainDrafter drafter(q);
   for (const std::size_t k : {1u, 2u, 4u}) {
     const tang::testing::PairStatistic s =
-        chi_square_of_two_characters(p, q, k, tang::accept_drafts, 100000);
+        tang::testing::chi_square_of_two_characters(p, drafter, k, tang::accept_drafts, 100000, 2024);
     EXPECT_EQ(s.df, 63);
     EXPECT_LT(s.chi, limit)
         << "k " << k << ": the first two characters written are not the model's. Over 100,000 "
@@ -170,7 +137,9 @@ TEST(Exercise12, TheTextFollowsTheModelsDistributionWhateverTheDrafter) {
            "draft (which coin, and against what), what the character after a rejection is drawn "
            "from, and with which coin";
     // with the correction replaced by a plain draw from p, the pairs are p's no more
-    const double broken = chi_square_of_two_characters(p, q, k, without_correction, 100000).chi;
+    const double broken =
+        tang::testing::chi_square_of_two_characters(p, drafter, k, without_correction, 100000, 2024)
+            .chi;
     EXPECT_GT(broken, limit) << "k " << k << ": the test must see a missing correction";
   }
 }
