@@ -40,9 +40,10 @@ mkdir -p "$logs"
 printf '\n%-14s %6s %7s %7s  %s\n' exercise tests failed passed verdict
 for label in "${labels[@]}"; do
   log="$logs/$label.log"
-  # ctest -L takes a regular expression: anchor it so that it names one label
-  ctest --test-dir "$build" -L "^${label}\$" -j "$jobs" >"$log" 2>&1 || true
-  total=$(ctest --test-dir "$build" -N -L "^${label}\$" | sed -n 's/^Total Tests: *//p')
+  # ctest -L takes a regular expression: anchor it so that it names one label; -FA leaves
+  # out the suite's fixtures (learner_profile's checks pass whatever the stubs do)
+  ctest --test-dir "$build" -L "^${label}\$" -FA '.*' -j "$jobs" >"$log" 2>&1 || true
+  total=$(ctest --test-dir "$build" -N -L "^${label}\$" -FA '.*' | sed -n 's/^Total Tests: *//p')
   total=${total:-0}
   passed=$(grep -cE 'Test +#[0-9]+: .* Passed' "$log" || true)
   failed=$((total - passed))
