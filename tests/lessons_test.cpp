@@ -709,7 +709,11 @@ TEST(Lessons, LessonElevenServesManyClients) {
       reused = std::stod(line.substr(start, end - start));
     }
   }
-  EXPECT_GE(reused, 80.0) << "the shared opening, taken from the pool\n" << r.out;
+  // Every text after the first takes at least the opening's full block (16 of its 19
+  // positions) from the pool: 15 x 16 of the 304 positions asked, 78.9%. Whether the part
+  // block is shared too (88.8% on the page) depends on the threads' timing: a run under
+  // load measured 79.6%.
+  EXPECT_GE(reused, 78.9) << "the shared opening, taken from the pool\n" << r.out;
   if (!kSanitized) {  // the whole lesson: sections 1-11, and section 11 its own text
     const Outcome full =
         run_lesson(kLesson11, {"--no-big-model", "--poems", "4", "--variant-poems", "2",

@@ -1,8 +1,9 @@
 // speculative_test: lesson 12's writer. The sampler's distribution draws what
-// lesson 03's sampler draws, and at temperature 0 the speculative text is
-// lesson 06's greedy text for every k and drafter, within the context and past
-// it. (The accept/reject rule itself, and the distribution of its text:
-// tests/exercises/exercise_12_test.cpp.)
+// lesson 03's sampler draws; at temperature 0 the speculative text is lesson 06's
+// greedy text for every k and drafter, within the context and past it; and the
+// form's drafter keeps the text the model's under the form at T > 0, on the
+// stand-in chain and on the shipped model (chi-square tests). (The accept/reject
+// rule itself, and the distribution of its text: tests/exercises/exercise_12_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -222,7 +223,7 @@ TEST(WriteSpeculative, RegularVerseIsLessonSevensAndItsCertainCharactersAreKept)
 // same mask writing one character at a time. The first and the second character
 // written, each by a two-sample chi-square test (characters seen fewer than 10
 // times in both samples pooled into one cell), at significance 0.001 over the
-// four tests. A form drafter that stops at a banned guess fails it (p about 1e-20).
+// four tests. A form drafter that stops at a banned guess failed it (p below 1e-13).
 std::vector<double> pooled(const std::vector<double>& counts, const std::vector<double>& other,
                            std::vector<double>& other_pooled) {
   std::vector<double> mine = {0.0};

@@ -6,9 +6,10 @@
 // characters with probability 1 and asks another drafter for the rest, one
 // character at a time. Its q is that drafter's q under the form's mask
 // (renormalised over the characters the form allows), and a guess the form
-// bans is drawn again from it: a guess is allowed with probability Z, and then
-// x with q(x), or banned and redrawn, x with (1 - Z) q(x) / Z, in all q(x) / Z,
-// which is the q it reports. The rule of exercise 12 is exact for a draft drawn
+// bans is drawn again from it. An allowed x comes out when it is drawn at once,
+// with probability q(x), or when a banned guess (probability 1 - Z, Z the mass q
+// puts on allowed characters) is followed by x drawn again, (1 - Z) q(x) / Z: in
+// all q(x) / Z, which is the q it reports. The rule of exercise 12 is exact for a draft drawn
 // from the q it is given, so the text stays the model's under the form. (Ending
 // the round at a banned guess would not be: whether a guess is banned depends on
 // where q's draw fell, and the character there would then come from p alone.)

@@ -27,7 +27,6 @@ namespace {
 
 using tang::TokenId;
 
-// p and q rows of V = 4 for one draft.
 // Two drafts, the first thrown away: the character after it is drawn with the
 // last coin (coins[k]), not the coin of the next draft.
 TEST(Exercise12, TheCharacterAfterARejectionIsDrawnWithTheLastCoin) {
@@ -60,6 +59,9 @@ TEST(Exercise12, PaperCases) {
   EXPECT_EQ(verification(uniform, 0, 0.99f, 0.95f).next, 3) << "the bonus, from p_1";
   // p/q = 0.8: kept below the coin 0.8, else max(0, p - q) = (0.25, 0.05, 0, 0) / 0.3
   EXPECT_EQ(verification(uniform, 2, 0.79f, 0.5f).accepted, 1u);
+  EXPECT_EQ(verification(uniform, 2, 0.8f, 0.5f).accepted, 0u)
+      << "a coin of exactly p/q = 0.8 is not below it: a coin uniform in [0, 1) is below 0.8 "
+         "with probability 0.8, and on or below it with a little more";
   const tang::Verification rejected = verification(uniform, 2, 0.81f, 0.9f);
   EXPECT_EQ(rejected.accepted, 0u);
   EXPECT_EQ(rejected.next, 1)
@@ -127,8 +129,8 @@ TEST(Exercise12, TheTextFollowsTheModelsDistributionWhateverTheDrafter) {
   EXPECT_NEAR(limit, 103.44, 0.01) << "chi-square's 0.999 quantile at 63 degrees of freedom";
   tang::testing::ChainDrafter drafter(q);
   for (const std::size_t k : {1u, 2u, 4u}) {
-    const tang::testing::PairStatistic s =
-        tang::testing::chi_square_of_two_characters(p, drafter, k, tang::accept_drafts, 100000, 2024);
+    const tang::testing::PairStatistic s = tang::testing::chi_square_of_two_characters(
+        p, drafter, k, tang::accept_drafts, 100000, 2024);
     EXPECT_EQ(s.df, 63);
     EXPECT_LT(s.chi, limit)
         << "k " << k << ": the first two characters written are not the model's. Over 100,000 "

@@ -7,11 +7,13 @@
 //   drafted (k)      the drafter's characters
 //   coins   (k+1)    independent, each uniform in [0, 1)
 //   Returns {how many drafts are kept (the first ones), the character written after them}.
+//   The switch has checked the sizes: p.size() == (k+1) V, q.size() == k V, coins k + 1.
 //
 // What it must guarantee (working out how is the exercise):
 //   1. The text is the model's, whatever q is. Take one position: a draft x arrives
 //      with probability q(x) and is kept with some probability a(x) you choose; when
-//      it is not kept, the character is drawn from some distribution r you choose.
+//      it is not kept (at draft i: the rows p_i and q_i), the character is drawn
+//      from some distribution r you choose, and nothing after it is kept.
 //      Each character must come out with probability p(x) in all. Which a and r do
 //      that, with a as large as it can be (so that a drafter that agrees with the
 //      model has every draft kept)? Check your r: it must be a distribution, so what
@@ -20,13 +22,17 @@
 //      falls in [0, a), which a coin uniform in [0, 1) does with probability a.
 //      coins[k] alone draws the one character written after the drafts kept (after a
 //      rejection, or from row k of p when every draft was kept), whichever draft was
-//      thrown away, with tang::sample_from (lesson 02's draw, from
-//      "02_temperature/exercise/sample_with_temperature.hpp"; write the tang::, or
-//      the name finds your exercise 02).
+//      thrown away, with tang::sample_from(probabilities, coin) (lesson 02's draw:
+//      include "02_temperature/exercise/sample_with_temperature.hpp" and write the
+//      tang::, or the name finds your exercise 02). It expects values that sum to
+//      1: character x owns a slice of [0, 1) as wide as its value, and a coin past
+//      the total falls on the last character with a value above 0. When every draft
+//      is kept, that last draw (from row k, after them all) is the "bonus".
 //   3. The edges. q_i may be 0 at a draft where p_i is not (drawn by a drafter whose
 //      q says otherwise): nothing may be divided by it. A coin exactly equal to a is
-//      not in [0, a). What you draw from after a rejection can sum to 0 only by
-//      rounding (p below q nearly everywhere): then draw from p_i itself. At
+//      not in [0, a); a draft where both p_i and q_i are 0 is not kept. What you
+//      draw from after a rejection can sum to 0 only by float rounding: then draw
+//      from p_i itself. At
 //      temperature 0 every row is certain (1 on one character, 0 elsewhere).
 //
 // Two checks before the tests: q = p keeps every draft whatever the coins; a

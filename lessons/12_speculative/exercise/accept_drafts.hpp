@@ -30,7 +30,7 @@ namespace tang {
 
 struct Verification {
   std::size_t accepted = 0;  // drafted characters kept, the first ones
-  TokenId next = 0;          // drawn after them: from max(0, p - q), or the bonus from p_k
+  TokenId next = 0;          // the character written after them (after a rejection, or after all k)
 };
 
 }  // namespace tang
