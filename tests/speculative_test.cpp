@@ -254,7 +254,11 @@ TEST(FormDrafter, OnTheShippedModelTheFormAndDraftModelWriteTheMaskedSamplersTex
     return constraint.allowed_next(context.subspan(1));  // what was written after "\n"
   };
   const tang::SamplingSettings s{0.8f, 20, 1.0f};
+#ifdef TANG_SANITIZED  // there the test is for memory: 2,000 still failed the old drafter (p 1e-6)
+  constexpr std::size_t kRuns = 2000;
+#else
   constexpr std::size_t kRuns = 3000;
+#endif
   // the plain writer: lesson 03's sampler, the form's mask first, one character a step
   std::vector<double> plain_first(V, 0.0), plain_second(V, 0.0);
   tang::CachedPredictor<> predictor(model);
