@@ -2,7 +2,7 @@
 // of POST /v1/chat/completions.
 //
 // parse_completion_request and parse_chat_request
-// (lessons/11_server/completion_request.hpp) must never
+// (lessons/11_server/serving/completion_request.hpp) must never
 // throw and never crash: it gives a request, or an error whose field is named
 // and whose message is one line starting with that field. A request it gives
 // must pass request_problem and keep its values in their ranges.
@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "11_server/completion_request.hpp"
+#include "11_server/serving/completion_request.hpp"
 #include "fuzz_checks.hpp"
 
 namespace {

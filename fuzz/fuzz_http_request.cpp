@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "11_server/http_request_reader.hpp"
+#include "11_server/serving/http_request_reader.hpp"
 #include "fuzz_checks.hpp"
 
 namespace {

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Draws serve_bench's rows (its --tsv file) as SVG: characters a second and the
 # p95 latencies against the number of clients, mixed openings.
-#   scripts/plot_serve_bench.sh lessons/11_server/serve_bench.tsv lessons/11_server/serve_bench.svg
+#   scripts/plot_serve_bench.sh lessons/11_server/serving/serve_bench.tsv lessons/11_server/serving/serve_bench.svg
 # (scripts/record_serve_bench.py runs serve_bench and writes both.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tsv="${1:-lessons/11_server/serve_bench.tsv}"
-out="${2:-lessons/11_server/serve_bench.svg}"
+tsv="${1:-lessons/11_server/serving/serve_bench.tsv}"
+out="${2:-lessons/11_server/serving/serve_bench.svg}"
 command -v gnuplot >/dev/null || { echo "error: gnuplot is missing: scripts/install_deps.sh --extras"; exit 1; }
 mixed=$(mktemp)
 trap 'rm -f "$mixed"' EXIT

@@ -5,7 +5,7 @@
 
 Its table goes between <!-- serve-bench --> and <!-- /serve-bench --> in
 lessons/11_server/README.md and docs/benchmarks.md, its rows into
-lessons/11_server/serve_bench.tsv, and they become lessons/11_server/serve_bench.svg
+lessons/11_server/serving/serve_bench.tsv, and they become lessons/11_server/serving/serve_bench.svg
 (scripts/plot_serve_bench.sh). Build first (cmake --build --preset release) and run it on
 an otherwise idle machine.
 """
@@ -19,11 +19,11 @@ bench = root / "build/release/lessons/11_server/serve_bench"
 if not bench.exists():
     sys.exit("serve_bench is not built: cmake --build --preset release")
 args = sys.argv[1:]
-tsv = root / "lessons/11_server/serve_bench.tsv"
+tsv = root / "lessons/11_server/serving/serve_bench.tsv"
 out = subprocess.run([str(bench), *args, "--tsv", str(tsv)], check=True, capture_output=True,
                      text=True).stdout
 subprocess.run([str(root / "scripts/plot_serve_bench.sh"), str(tsv),
-                str(root / "lessons/11_server/serve_bench.svg")], check=True)
+                str(root / "lessons/11_server/serving/serve_bench.svg")], check=True)
 shown = " ".join(["build/release/lessons/11_server/serve_bench", *args])
 block = f"<!-- serve-bench -->\n```text\n$ {shown}\n{out.rstrip()}\n```\n<!-- /serve-bench -->"
 for page in ["lessons/11_server/README.md", "docs/benchmarks.md"]:

@@ -237,7 +237,7 @@ READING = [
       "lessons/11_server/prefix_reuse.cpp", "lessons/11_server/paged_engine.cpp",
       "lessons/11_server/request_writer.cpp", "lessons/11_server/poem_service.cpp",
       "lessons/11_server/step_overhead.cpp",
-      "lessons/11_server/poem_http.cpp"]),
+      "lessons/11_server/serving/poem_http.cpp"]),
     ("12 speculative", "the sampler's distribution, the accept/reject rule (exercise 12), the drafters, the writer that checks k drafts in one forward pass and cuts its cache back",
      ["lessons/12_speculative/sampling_distribution.cpp", "lessons/12_speculative/exercise/accept_drafts.hpp",
       "lessons/12_speculative/exercise/accept_drafts.cpp", "lessons/12_speculative/ngram_drafter.cpp",

@@ -1,6 +1,6 @@
 // http_request_reader_test: lesson 11's HTTP request reader, fed whole and a
 // byte at a time, and every limit refused as soon as it is passed.
-#include "11_server/http_request_reader.hpp"
+#include "11_server/serving/http_request_reader.hpp"
 
 #include <gtest/gtest.h>
 

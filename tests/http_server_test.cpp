@@ -1,7 +1,7 @@
 // http_server_test: lesson 11's HTTP layer in this process, with a handler of
 // its own, against the clients the server must survive: slow, idle, too many,
 // too large, gone. Every test is on loopback and ends by itself within seconds.
-#include "11_server/http_server.hpp"
+#include "11_server/serving/http_server.hpp"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>

@@ -19,10 +19,10 @@
 #include <thread>
 #include <vector>
 
-#include "11_server/completion_request.hpp"
+#include "11_server/serving/completion_request.hpp"
 #include "11_server/load_run.hpp"
 #include "11_server/poem_service.hpp"
-#include "11_server/stop_strings.hpp"
+#include "11_server/serving/stop_strings.hpp"
 #include "loopback.hpp"
 #include "shipped_model.hpp"
 #include "utf8.hpp"

@@ -70,9 +70,9 @@ Verification accept_drafts(std::span<const float> p, std::span<const float> q,
   static ExerciseSwitch use("12", "accept_drafts");
   const auto same = [](const Verification& yours, const Verification& theirs) {
     return compare_exactly(yours.accepted == theirs.accepted && yours.next == theirs.next,
-                           counted(yours.accepted, "draft") + " kept, then " +
+                           counted(yours.accepted, "draft") + " kept, then character " +
                                std::to_string(yours.next) + ", where the reference keeps " +
-                               std::to_string(theirs.accepted) + ", then " +
+                               std::to_string(theirs.accepted) + ", then character " +
                                std::to_string(theirs.next));
   };
   static const bool checked_the_edges = [&] {  // once, before the first verification

@@ -97,7 +97,8 @@ TEST(Exercise12, PaperCases) {
       << "kept, then the bonus: the argmax of p_1";
   const tang::Verification disagree = tang::accept_drafts(
       greedy_p, greedy_q_3, std::vector<TokenId>{3}, std::vector<float>{0.0f, 0.99f}, 4);
-  EXPECT_EQ(disagree.accepted, 0u);
+  EXPECT_EQ(disagree.accepted, 0u)
+      << "coin 0 and p_0(3) = 0: a draft the model gives 0 is never kept, whatever the coin";
   EXPECT_EQ(disagree.next, 2) << "the model's argmax";
   EXPECT_THROW(tang::accept_drafts(p, uniform, std::vector<TokenId>{1, 2},
                                    std::vector<float>{0.1f, 0.1f}, 4),

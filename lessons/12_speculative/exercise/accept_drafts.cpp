@@ -28,8 +28,9 @@
 //      1: character x owns a slice of [0, 1) as wide as its value, and a coin past
 //      the total falls on the last character with a value above 0. When every draft
 //      is kept, that last draw (from row k, after them all) is the "bonus".
-//   3. The edges. q_i may be 0 at a draft where p_i is not (drawn by a drafter whose
-//      q says otherwise): nothing may be divided by it. A coin exactly equal to a is
+//   3. The edges. The tests also pass drafts where q_i is 0 (as if drawn elsewhere):
+//      nothing may be divided by it, and what your rule does there should follow
+//      from the rest of it. A coin exactly equal to a is
 //      not in [0, a); a draft where both p_i and q_i are 0 is not kept. What you
 //      draw from after a rejection can sum to 0 only by float rounding: then draw
 //      from p_i itself. At

@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "11_server/completion_request.hpp"
-#include "11_server/http_server.hpp"
+#include "11_server/serving/completion_request.hpp"
+#include "11_server/serving/http_server.hpp"
 #include "11_server/paged_engine.hpp"
 #include "11_server/poem_service.hpp"
 

@@ -1,4 +1,4 @@
-#include "11_server/http_request_reader.hpp"
+#include "11_server/serving/http_request_reader.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -15,7 +15,7 @@
 #include <iostream>
 #include <thread>
 
-#include "11_server/poem_http.hpp"
+#include "11_server/serving/poem_http.hpp"
 #include "checkpoint.hpp"
 #include "program.hpp"
 

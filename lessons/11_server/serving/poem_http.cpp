@@ -1,4 +1,4 @@
-#include "11_server/poem_http.hpp"
+#include "11_server/serving/poem_http.hpp"
 
 #include <cmath>
 #include <ctime>
@@ -12,9 +12,9 @@
 #include <sstream>
 #include <thread>
 
-#include "11_server/completion_request.hpp"
+#include "11_server/serving/completion_request.hpp"
 #include "11_server/poem_service.hpp"
-#include "11_server/stop_strings.hpp"
+#include "11_server/serving/stop_strings.hpp"
 #include "errors.hpp"
 #include "utf8.hpp"
 

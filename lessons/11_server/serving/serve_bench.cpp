@@ -29,9 +29,9 @@
 
 #include "06_kvcache/machine_profile.hpp"
 #include "06_kvcache/step_cost.hpp"
-#include "11_server/completion_request.hpp"  // completion_body
+#include "11_server/serving/completion_request.hpp"  // completion_body
 #include "11_server/load_run.hpp"            // percentile, the requests
-#include "11_server/poem_http.hpp"
+#include "11_server/serving/poem_http.hpp"
 #include "11_server/step_overhead.hpp"
 #include "checkpoint.hpp"
 #include "errors.hpp"

@@ -1,4 +1,4 @@
-#include "11_server/stop_strings.hpp"
+#include "11_server/serving/stop_strings.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "11_server/http_server.hpp"
+#include "11_server/serving/http_server.hpp"
 
 #include <fcntl.h>
 #include <netdb.h>

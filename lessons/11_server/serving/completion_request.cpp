@@ -1,4 +1,4 @@
-#include "11_server/completion_request.hpp"
+#include "11_server/serving/completion_request.hpp"
 
 #include <algorithm>
 #include <array>

@@ -30,7 +30,7 @@
 #include <utility>
 #include <vector>
 
-#include "11_server/http_request_reader.hpp"
+#include "11_server/serving/http_request_reader.hpp"
 
 namespace tang {
 
