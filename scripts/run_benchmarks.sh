@@ -3,7 +3,8 @@
 # prints ONE comparison table across the lessons (docs/benchmarks.md explains it):
 # every row, then each lesson-path ("plain") row next to its tuned twin, then the goals.
 #
-#   scripts/run_benchmarks.sh                 the full run (about 6 minutes on 2 cores)
+#   scripts/run_benchmarks.sh                 the full run (12 and a half minutes on 2 cores,
+#                                             without the PyTorch peer: docs/benchmarks.md)
 #   scripts/run_benchmarks.sh --smoke         a quick pass to see that everything
 #                                             works; its numbers mean little
 #   scripts/run_benchmarks.sh --note "TEXT"   TEXT goes above the table and into the chart
