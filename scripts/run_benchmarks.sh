@@ -5,6 +5,8 @@
 #
 #   scripts/run_benchmarks.sh                 the full run (12 and a half minutes on 2 cores,
 #                                             without the PyTorch peer: docs/benchmarks.md)
+#   scripts/run_benchmarks.sh --quick         the same table from one timing of each
+#                                             row (0.2 s), no spread: for a first look
 #   scripts/run_benchmarks.sh --smoke         a quick pass to see that everything
 #                                             works; its numbers mean little
 #   scripts/run_benchmarks.sh --note "TEXT"   TEXT goes above the table and into the chart
@@ -26,12 +28,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 smoke=0
+quick=0
 build=1
 build_dir=build/release
 note=""
 while (($#)); do
   case "$1" in
     --smoke) smoke=1 ;;
+    --quick) quick=1 ;;
     --no-build) build=0 ;;
     --build-dir) build_dir="${2:?--build-dir needs a folder}"; shift ;;
     --note) note="${2:?--note needs a text}"; shift ;;
@@ -49,6 +53,10 @@ if ((smoke)); then
   repetitions=1
   min_time=0.05
   [[ -n "$note" ]] || note="smoke run: numbers not meaningful"
+elif ((quick)); then
+  repetitions=1
+  min_time=0.2
+  [[ -n "$note" ]] || note="quick run: one timing of each row, no spread"
 fi
 
 if ((build)); then
@@ -87,7 +95,7 @@ run bench_02_temperature 1
 run bench_03_topk_topp 1
 run bench_04_continuation 1
 run bench_05_acrostic 1
-if ((smoke)); then  # the context-512 runs without the cache take seconds per repetition
+if ((smoke || quick)); then  # the context-512 runs without the cache take seconds per repetition
   run bench_06_kvcache 1 --benchmark_filter='floor|write_chars|decode_step|step_|block512/[a-z]+/(32|500)/cache:1|block512/[a-z]+/32/'
 else
   run bench_06_kvcache 1
@@ -104,7 +112,7 @@ peer_status=0
 if "$python" -c 'import torch, numpy' 2>/dev/null; then
   echo "== PyTorch peer"
   peer_flags=()
-  ((smoke)) && peer_flags=(--smoke)
+  ((smoke || quick)) && peer_flags=(--smoke)
   "$python" benchmarks/peers/torch_peer.py --reference "$out/reference.json" \
     --out "$out/torch_peer.json" --repeats "$repetitions" "${peer_flags[@]}" || peer_status=$?
   echo "== PyTorch peer, OpenBLAS as installed"
@@ -131,11 +139,11 @@ render() {  # render <chart> <lesson>: build/bench/<chart>.svg, and docs/benchma
     echo "gnuplot not found: no $chart (apt-get install gnuplot-nox)"
   else
     (cd "$out" && gnuplot -e "out='$chart.svg'" "$chart.gp")
-    if ((!smoke)); then
+    if ((!smoke && !quick)); then
       cp "$out/$chart.svg" "$doc"
       echo "chart: $doc"
     else
-      echo "chart: $out/$chart.svg (smoke run: docs/ left alone)"
+      echo "chart: $out/$chart.svg (a short run: docs/ left alone)"
     fi
   fi
 }
