@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The first README command: install what is missing, build (Release) the lesson's
 # programs and what they link, nothing else (no tests, no benchmarks, no other
-# lesson), and run the whole lesson on the shipped model. Extra arguments go to the lesson, e.g. scripts/run_lesson.sh --seed 7,
-# or pick another lesson with LESSON=03_topk_topp. (scripts/test.sh builds everything.)
+# lesson), and run the whole lesson on the shipped model. Extra arguments go to the
+# lesson, e.g. scripts/run_lesson.sh --seed 7, or pick another lesson with
+# LESSON=03_topk_topp. (scripts/test.sh builds everything.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lesson="${LESSON:-06_kvcache}"

@@ -257,8 +257,8 @@ void show_speculative(LessonContext& c, const SpeculativeOptions& o) {
         << big.vocab_size << " characters: " << fixed(double(parameter_count(big)) / 1e6, 1)
         << " M parameters, " << fixed(4.0 * double(parameter_count(big)) / 1e6, 0)
         << " MB of weights, read from memory every forward pass;\n  one row " << fixed(one, 1)
-        << " ms), with the characters a verification measured above at T 0.\n  "
-        << profile_provenance(profile_path) << "\n"
+        << " ms), with the characters a verification measured above at T 0 (and the same\n"
+           "  machine profile as the table above):\n"
         << "    drafter   k  verification / one row  draft / one row  chars a verification  "
            "speed-up\n";
   for (const Greedy& g : greedy) {

@@ -35,27 +35,37 @@ inline double chi_square_quantile(double df, double tail) {
   return lo;
 }
 
-// Two samples of counts over the same cells (`a` and `b`, cells where both are 0
-// left out): the statistic of "both drawn from one distribution", and its
-// degrees of freedom (the cells used, less one).
+// Two samples of counts over the same cells (`a` and `b`): the statistic of "both
+// drawn from one distribution", and its degrees of freedom (the cells used, less
+// one). Cells whose two counts add up to less than `pool_below` are pooled into one
+// (chi-square's approximation needs cells that are not nearly empty); an empty
+// cell is left out.
 struct TwoSample {
   double statistic = 0;
   double df = 0;
   double tail() const { return chi_square_tail(statistic, df); }
 };
 
-inline TwoSample two_sample_chi_square(std::span<const double> a, std::span<const double> b) {
-  double na = 0, nb = 0;
+inline TwoSample two_sample_chi_square(std::span<const double> a, std::span<const double> b,
+                                       double pool_below = 1) {
+  double na = 0, nb = 0, rare_a = 0, rare_b = 0;
   for (const double x : a) na += x;
   for (const double x : b) nb += x;
   TwoSample t;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const double both = a[i] + b[i];
-    if (both == 0) continue;
-    const double ea = both * na / (na + nb), eb = both * nb / (na + nb);  // expected counts
-    t.statistic += (a[i] - ea) * (a[i] - ea) / ea + (b[i] - eb) * (b[i] - eb) / eb;
+  const auto add_cell = [&](double ca, double cb) {
+    if (ca + cb == 0) return;
+    const double ea = (ca + cb) * na / (na + nb), eb = (ca + cb) * nb / (na + nb);  // expected
+    t.statistic += (ca - ea) * (ca - ea) / ea + (cb - eb) * (cb - eb) / eb;
     t.df += 1;
+  };
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i] + b[i] < pool_below) {
+      rare_a += a[i], rare_b += b[i];
+    } else {
+      add_cell(a[i], b[i]);
+    }
   }
+  add_cell(rare_a, rare_b);
   t.df -= 1;
   return t;
 }

@@ -30,11 +30,10 @@
 //      is kept, that last draw (from row k, after them all) is the "bonus".
 //   3. The edges. The tests also pass drafts where q_i is 0 (as if drawn elsewhere):
 //      nothing may be divided by it, and what your rule does there should follow
-//      from the rest of it. A coin exactly equal to a is
-//      not in [0, a); a draft where both p_i and q_i are 0 is not kept. What you
-//      draw from after a rejection can sum to 0 only by float rounding: then draw
-//      from p_i itself. At
-//      temperature 0 every row is certain (1 on one character, 0 elsewhere).
+//      from the rest of it. A coin exactly equal to a is not in [0, a); a draft
+//      where both p_i and q_i are 0 is not kept. What you draw from after a
+//      rejection can sum to 0 only by float rounding: then draw from p_i itself.
+//      At temperature 0 every row is certain (1 on one character, 0 elsewhere).
 //
 // Two checks before the tests: q = p keeps every draft whatever the coins; a
 // drafter sure of a character (q 1 on it) that p_0 gives 0 never has it kept, and
