@@ -111,13 +111,14 @@ void BM_engine(benchmark::State& state, std::size_t clients) {
   for (auto _ : state) {
     PagedEngine engine(model, options);
     const LoadRun run = run_clients(engine, requests, clients);
-    const EngineCounters k = engine.stats().counters;
+    const EngineStats stats = engine.stats();
+    const EngineCounters& k = stats.counters;
     seconds += run.seconds;
-    predicted += engine.predicted_seconds();
+    predicted += stats.predicted_seconds;
     characters += double(run.characters);
     steps += double(k.steps);
     forward += k.compute_seconds;
-    predicted_forward += engine.predicted_seconds() - engine.predicted_overhead_seconds();
+    predicted_forward += stats.predicted_seconds - stats.predicted_overhead_seconds;
   }
   state.counters["chars_per_s"] = characters / seconds;
   state.counters["step_us"] = 1e6 * seconds / steps;

@@ -6,7 +6,7 @@ Starts build/release/lessons/11_server/poem_server on a free port of this machin
 each, a normal request (a poem of 8 characters, not streamed) is sent every 0.25 s;
 the table gives the slowest of them, the server's resident memory at its highest
 against its idle size, and what the attackers were answered. Every attack is
-bounded and ends by itself; the whole run takes about two minutes.
+bounded and ends by itself; the whole run takes about two and a half minutes.
 
   python3 scripts/attack_server.py [--server PATH] [--connections 500] [--after 60]
 """
@@ -36,7 +36,8 @@ def connect(port):
 
 
 def read_status(s):
-    """The status of the first answer on s ('' if none came)."""
+    """The status of the first answer on s: '' if the server closed it without one,
+    'open' if it neither answered nor closed within 30 s."""
     s.settimeout(30)
     data = b""
     try:
@@ -45,6 +46,8 @@ def read_status(s):
             if not got:
                 break
             data += got
+    except socket.timeout:
+        return "open"
     except OSError:
         pass
     return data.split(b" ")[1].decode() if data.startswith(b"HTTP/1.1 ") else ""
@@ -74,10 +77,10 @@ def post(port, body):
     return status, time.monotonic() - start
 
 
-def flood(port, head, pieces, half_close=False):
-    """Sends `head`, then `pieces` until they run out or the server stops taking them
-    (then, with half_close, says it is done sending); returns the answer's status and
-    how many pieces went out."""
+def flood(port, head, pieces, half_close=False, tail=b""):
+    """Sends `head`, then `pieces` until they run out or the server stops taking them,
+    then `tail` (and with half_close says it is done sending); returns the answer's
+    status and how many pieces went out."""
     s = connect(port)
     s.sendall(head)
     sent = 0
@@ -85,6 +88,7 @@ def flood(port, head, pieces, half_close=False):
         for piece in pieces:
             s.sendall(piece)
             sent += 1
+        s.sendall(tail)
         if half_close:
             s.shutdown(socket.SHUT_WR)
     except OSError:
@@ -143,7 +147,7 @@ def attack_slow_heads(port, n):
     head = b"POST /v1/completions HTTP/1.1\r\nHost: x\r\n"
     # a byte each 0.5 s from each, for 14 s at most: the server ends them first
     statuses = drip(conns, lambda i: head[i:i + 1], min(len(head), 28))
-    return f"{statuses.count('408')} of {n} answered 408"
+    return f"{statuses.count('')} of {n} closed at the deadline, without an answer"
 
 
 def attack_idle(port, n):
@@ -166,7 +170,7 @@ def attack_chunked(port, count=4, megabytes=32):
     def one():
         head = b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
         chunk = b"10000\r\n" + b"x" * 0x10000 + b"\r\n"
-        status, chunks = flood(port, head, (chunk for _ in range(megabytes * 16)))
+        status, chunks = flood(port, head, (chunk for _ in range(megabytes * 16)), tail=b"0\r\n\r\n")
         answers.append((status, chunks * len(chunk)))
 
     threads = [threading.Thread(target=one) for _ in range(count)]
@@ -175,8 +179,8 @@ def attack_chunked(port, count=4, megabytes=32):
     for t in threads:
         t.join()
     most = max(sent for _, sent in answers) / 2**20
-    return (f"{sum(a == '413' for a, _ in answers)} of {count} answered 413 at the chunk past 1 MB; "
-            f"the rest (up to {most:.1f} MB sent in all) read and dropped for 1 s")
+    return (f"{sum(a == '413' for a, _ in answers)} of {count} answered 413 at their end "
+            f"({most:.1f} MB sent each; past 1 MB read and dropped)")
 
 
 def attack_headers(port, count=200000):
@@ -197,7 +201,7 @@ def attack_drip_body(port, n=50):
     for s in conns:
         s.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{")
     statuses = drip(conns, lambda i: b" ", 24)  # a byte each 0.5 s from each, for 12 s at most
-    return f"{statuses.count('408')} of {n} answered 408"
+    return f"{statuses.count('')} of {n} closed at the deadline, without an answer"
 
 
 def attack_leaving(port):
@@ -220,6 +224,39 @@ def attack_leaving(port):
         s.close()  # a reset
     time.sleep(1)
     return f"{cut() - before:.0f} of 32 poems stopped early (the rest had ended)"
+
+
+def metric(port, name):
+    data = exchange(port, b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    for line in data.decode(errors="replace").splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    return float("nan")
+
+
+def attack_streams(port, n=280, wait=12):
+    """n streams at once; each reads its first event, then half reset and half stop
+    reading (the server cuts those at --timeout); after `wait` s, every poem should
+    have ended and every block be back."""
+    payload = json.dumps({"prompt": "春风", "max_tokens": 120, "stream": True}).encode()
+    request = (b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: "
+               + str(len(payload)).encode() + b"\r\n\r\n" + payload)
+    conns = [connect(port) for _ in range(n)]
+    for s in conns:
+        s.sendall(request)
+    statuses = [read_status(s) for s in conns]
+    for i, s in enumerate(conns):
+        if i % 2 == 0:  # a reset
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            s.close()
+    time.sleep(wait)
+    for s in conns[1::2]:
+        s.close()
+    time.sleep(0.5)
+    open_texts, in_use = metric(port, "tang_open_texts"), metric(port, 'tang_blocks{state="in_use"}')
+    return (f"{statuses.count('200')} streamed ({statuses.count('503')} answered 503), half reset, "
+            f"half stopped reading: {open_texts:.0f} poems open and {in_use:.0f} blocks in use "
+            f"{wait} s later")
 
 
 def long_requests(port):
@@ -272,6 +309,7 @@ def main():
             ("a 64 MB POST with no length, then a half-close", lambda: attack_lengthless(port)),
             ("50 bodies dripped a byte each 0.5 s", lambda: attack_drip_body(port)),
             ("four non-streamed clients (8 poems each) resetting after 10 ms", lambda: attack_leaving(port)),
+            ("280 streams at once, then half reset and half stop reading", lambda: attack_streams(port)),
         ]
         for name, attack in attacks:
             probe = Probe(port, proc.pid)

@@ -8,12 +8,13 @@ packages=(
   libxtensor-dev xtl-dev libopenblas-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libopencc-dev opencc
-  qemu-user unicode-data python3 libcpp-httplib-dev
+  qemu-user unicode-data python3 libcpp-httplib-dev libmicrohttpd-dev
 )
 # qemu-user runs the lesson path on emulated CPUs (tests: other_cpus_logits,
 # scripts/check_other_cpus.sh).
 # python3 reads the training log in scripts/fault_drill.sh (the fault_drill test).
-# libcpp-httplib-dev is the HTTP client of lesson 11's tests and serve_bench (poem_server has its own server).
+# libcpp-httplib-dev is the HTTP client of lesson 11's tests and serve_bench; libmicrohttpd-dev
+# (GNU libmicrohttpd) is poem_server's HTTP server.
 # unicode-data ships Unihan (Unihan_Readings.txt.bz2: kCantonese, kMandarin), the second
 # source of data/tones.tsv (scripts/rebuild_verse_data.sh, verse_data_rebuild_test).
 # Extra tools some optional steps use: --fuzz adds clang for the fuzzers and the

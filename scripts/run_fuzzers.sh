@@ -21,7 +21,7 @@ echo "== configuring $build (clang, TANG_BUILD_FUZZERS=ON)"
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
       -DTANG_BUILD_FUZZERS=ON >/dev/null
 echo "== building the fuzzers"
-cmake --build "$build" --target fuzz_checkpoint_loader fuzz_utf8_tokenizer fuzz_completion_request fuzz_http_request -j "$jobs"
+cmake --build "$build" --target fuzz_checkpoint_loader fuzz_utf8_tokenizer fuzz_completion_request fuzz_stop_strings -j "$jobs"
 
 status=0
 # run FUZZER CORPUS [libFuzzer flags...]
@@ -51,7 +51,7 @@ run() {
 run fuzz_checkpoint_loader checkpoint -dict="$root/fuzz/checkpoint.dict"
 run fuzz_utf8_tokenizer utf8
 run fuzz_completion_request request
-run fuzz_http_request http
+run fuzz_stop_strings stops
 
 if [ "$status" -ne 0 ]; then
   echo "run_fuzzers.sh: findings above" >&2

@@ -1,6 +1,7 @@
-// http_server_test: lesson 11's HTTP layer in this process, with a handler of
-// its own, against the clients the server must survive: slow, idle, too many,
-// too large, gone. Every test is on loopback and ends by itself within seconds.
+// http_server_test: lesson 11's HTTP layer (libmicrohttpd with our bounds) in this
+// process, with a handler of its own, against the clients the server must survive:
+// slow, idle, too many, too large, gone. Every test is on loopback and ends by itself
+// within seconds.
 #include "11_server/serving/http_server.hpp"
 
 #include <arpa/inet.h>
@@ -48,7 +49,6 @@ class TestServer {
   static tang::HttpServerSettings quick() {
     tang::HttpServerSettings s;
     s.timeout = 2s;
-    s.limits = {4096, 16, 1 << 20};
     return s;
   }
   int port() const { return port_; }
@@ -148,8 +148,8 @@ TEST(HttpServer, ABodyAfterContinue) {
 }
 
 // 300 connections that send their heads a byte at a time, and 200 that send
-// nothing, hold no thread; a normal request is answered meanwhile, and each
-// slow one gets 408 at the deadline.
+// nothing, hold no thread; a normal request is answered meanwhile, and the
+// deadline closes them all, however slowly they keep sending.
 TEST(HttpServer, SlowAndIdleClientsCostNoThreadAndStallNothing) {
   TestServer server;
   const std::size_t threads_before = threads_now();
@@ -164,16 +164,22 @@ TEST(HttpServer, SlowAndIdleClientsCostNoThreadAndStallNothing) {
   EXPECT_EQ(server.server().open_connections(), 500u);
   EXPECT_LE(threads_now(), threads_before) << "no thread for a connection that sends a request";
   EXPECT_NE(ask(server.port(), kGet).find("/hello 0"), std::string::npos);
-  // the deadline (2 s) ends them: a 408 for a started request, a plain close for an idle one
-  const std::string answer = read_answer(slow[0]);
-  EXPECT_EQ(answer.rfind("HTTP/1.1 408", 0), 0u) << answer;
+  // a byte every 0.5 s keeps a connection busy, not alive: the deadline (2 s) closes it
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t byte = 3; byte < head.size(); ++byte) {
+    if (send(slow[0], head.data() + byte, 1, MSG_NOSIGNAL) <= 0) break;
+    std::this_thread::sleep_for(500ms);
+  }
+  EXPECT_EQ(read_answer(slow[0]), "") << "closed without an answer";
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 4s);
   EXPECT_EQ(read_answer(idle[0]), "");
   for (const int fd : slow) close(fd);
   for (const int fd : idle) close(fd);
-  EXPECT_GE(server.errors(408), 1u) << "counted";
 }
 
-TEST(HttpServer, OneConnectionTooManyGets503AtOnce) {
+// Past the limit the library takes no connection: one more waits in the system's
+// queue of the listening socket, and is answered as soon as another closes.
+TEST(HttpServer, OneConnectionTooManyWaitsForARoom) {
   tang::HttpServerSettings settings = TestServer::quick();
   settings.max_connections = 4;
   TestServer server(settings);
@@ -181,31 +187,27 @@ TEST(HttpServer, OneConnectionTooManyGets503AtOnce) {
   for (int i = 0; i < 4; ++i) held.push_back(connect_loopback(server.port()));
   for (int i = 0; i < 200 && server.server().open_connections() < 4; ++i)
     std::this_thread::sleep_for(5ms);
-  const std::string answer = ask(server.port(), kGet);
-  EXPECT_EQ(answer.rfind("HTTP/1.1 503", 0), 0u) << answer;
-  EXPECT_NE(answer.find("Retry-After: 1"), std::string::npos);
-  EXPECT_NE(answer.find("\"error\""), std::string::npos) << "a JSON body";
-  for (const int fd : held) close(fd);
-  for (int i = 0; i < 200 && server.server().open_connections() > 0; ++i)
-    std::this_thread::sleep_for(5ms);
-  EXPECT_NE(ask(server.port(), kGet).find("/hello 0"), std::string::npos) << "room again";
+  auto fifth = std::async(std::launch::async, [&] { return ask(server.port(), kGet); });
+  EXPECT_EQ(fifth.wait_for(300ms), std::future_status::timeout) << "not taken while 4 are open";
+  EXPECT_EQ(server.server().open_connections(), 4u);
+  close(held[0]);
+  EXPECT_EQ(fifth.wait_for(500ms), std::future_status::ready) << "taken when one closed";
+  EXPECT_NE(fifth.get().find("/hello 0"), std::string::npos);
+  for (std::size_t i = 1; i < held.size(); ++i) close(held[i]);
 }
 
-// Too large is known before the body is read, whatever its framing.
-TEST(HttpServer, ABodyTooLargeGets413BeforeItIsSent) {
+// A Content-Length past the limit is refused before the body is sent; a chunked
+// body is dropped from the chunk that passes it, and refused when it ends.
+TEST(HttpServer, ABodyTooLargeGets413) {
   TestServer server;
-  // Content-Length: the head alone
   std::string answer = ask(server.port(), "POST /big HTTP/1.1\r\nContent-Length: 33554432\r\n\r\n");
   EXPECT_EQ(answer.rfind("HTTP/1.1 413", 0), 0u) << answer;
-  // chunked: 32 MB announced by the first chunk's size line, no data sent
-  answer =
-      ask(server.port(), "POST /big HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2000000\r\n");
-  EXPECT_EQ(answer.rfind("HTTP/1.1 413", 0), 0u) << answer;
-  // chunked in small chunks: refused at the chunk that passes 1 MB, the rest never read
+  EXPECT_NE(answer.find("\"error\""), std::string::npos) << "a JSON body";
   const int fd = connect_loopback(server.port());
   send_all(fd, "POST /big HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n");
   const std::string chunk = "10000\r\n" + std::string(0x10000, 'x') + "\r\n";  // 64 KB
   for (int i = 0; i < 17; ++i) send_all(fd, chunk);
+  send_all(fd, "0\r\n\r\n");
   answer = read_answer(fd);
   EXPECT_EQ(answer.rfind("HTTP/1.1 413", 0), 0u) << answer;
   close(fd);
@@ -216,18 +218,18 @@ TEST(HttpServer, ABodyTooLargeGets413BeforeItIsSent) {
   answer = read_answer(half);
   EXPECT_EQ(answer.rfind("HTTP/1.1 411", 0), 0u) << answer;
   close(half);
-  EXPECT_EQ(server.errors(413), 3u);
+  EXPECT_EQ(server.errors(413), 2u);
   EXPECT_EQ(server.errors(411), 1u);
 }
 
-TEST(HttpServer, TooManyHeadersGet431BeforeTheHeadEnds) {
+TEST(HttpServer, AHeadPastTheConnectionsMemoryGets431) {
   TestServer server;
   const int fd = connect_loopback(server.port());
   send_all(fd, "GET / HTTP/1.1\r\n");
   for (int i = 0; i < 200000 && fd >= 0; ++i) {  // stops when the server has answered
     const std::string header = "X-" + std::to_string(i) + ": y\r\n";
     if (send(fd, header.data(), header.size(), MSG_NOSIGNAL) <= 0) break;
-    if (i == 100) break;  // well past 16; the answer is already on its way
+    if (i == 5000) break;  // well past 32 KB; the answer is already on its way
   }
   const std::string answer = read_answer(fd);
   EXPECT_EQ(answer.rfind("HTTP/1.1 431", 0), 0u) << answer;

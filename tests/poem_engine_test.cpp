@@ -228,7 +228,6 @@ TEST(PoemEngine, ASharedOpeningIsComputedOnce) {
 TEST(PoemEngine, SixteenAtOnceShareTheirOpening) {
   NEED_SHIPPED_MODEL();
   tang::EngineOptions options;
-  options.record_work = true;
   tang::PagedEngine engine(model, options);
   std::vector<tang::PoemRequest> requests(16);
   std::vector<tang::PagedEngine::TextId> texts;
@@ -248,8 +247,7 @@ TEST(PoemEngine, SixteenAtOnceShareTheirOpening) {
   EXPECT_EQ(c.prefix_hits, 15u);
   EXPECT_EQ(c.copied_blocks, 15u);
   EXPECT_GE(c.reused_positions * 10, c.prefill_positions * 8) << "at least 80% reused";
-  std::size_t computed = 0;  // the positions the forward passes took, openings included
-  for (const tang::StepWork& w : engine.work()) computed += w.rows;
+  const std::size_t computed = c.computed_positions;  // openings included
   std::size_t written = 0;
   for (const tang::ServedPoem& s : served) written += s.characters;
   EXPECT_LE(computed, 19u + 15u + written) << "each opening's last position and each character";
@@ -343,10 +341,11 @@ TEST(PoemEngine, EachStepIsPredictedAsItsForwardPlusItsOverhead) {
   options.step_overhead_ms = [](std::size_t texts) { return double(texts); };
   tang::PagedEngine engine(model, options);
   serve_all(engine, varied_requests(8));
-  const tang::EngineCounters c = engine.stats().counters;
+  const tang::EngineStats stats = engine.stats();
+  const tang::EngineCounters& c = stats.counters;
   EXPECT_GT(c.answers, c.steps) << "some steps answered several texts";
-  EXPECT_NEAR(engine.predicted_seconds(), double(c.answers) / 1000, 1e-9);
-  EXPECT_NEAR(engine.predicted_overhead_seconds(), double(c.answers) / 1000, 1e-9);
+  EXPECT_NEAR(stats.predicted_seconds, double(c.answers) / 1000, 1e-9);
+  EXPECT_NEAR(stats.predicted_overhead_seconds, double(c.answers) / 1000, 1e-9);
 }
 
 // A text whose opening ends in a step draws as soon as its piece is done: the
@@ -507,7 +506,9 @@ TEST(PoemEngine, StartingSeveralIsAllOrNone) {
   EXPECT_EQ(engine.stats().counters.answers, 0u) << "nothing was written";
   // the place is still free to start
   std::promise<void> done;
-  engine.start(text, *a, [&](const tang::TextEnd&) { done.set_value(); });
+  std::vector<tang::PagedEngine::Start> once;
+  once.push_back({text, a.get(), [&](const tang::TextEnd&) { done.set_value(); }});
+  engine.start(std::move(once));
   done.get_future().wait();
   EXPECT_EQ(ended, 0);
   EXPECT_EQ(a->poem(), tang::write_alone(model, r));

@@ -18,49 +18,40 @@ struct PagedEngine::Text {
   std::span<const TokenId> window;  // this step's: the writer's context, cropped to the model's
   bool started = false;  // its cache holds part of its window: it counts against max_batch
   bool cancelled = false, closed = false;
-  std::exception_ptr failure;                                  // what a step of it threw
-  std::size_t arrival = 0, first_answer = 0, last_answer = 0;  // steps done by then
-  double first_in_step_ms = 0;  // predicted: from its first answer's step's start to its draw
-  bool answered = false;
-  bool waiting() const { return writer != nullptr && !cancelled && !failure && !writer->done(); }
+  std::exception_ptr failure;  // what a step of it threw
+  TextSteps steps;             // on the cost model's clock
+  bool running() const { return writer != nullptr; }
+  bool waiting() const { return running() && !cancelled && !failure && !writer->done(); }
+  void fail() {
+    if (!failure) failure = std::current_exception();
+  }
 };
 
 struct PagedEngine::Plan {
   struct Piece {
     Text* text;
     std::size_t positions;
-    double drawn_at_ms = 0;  // predicted, from the step's start (if it ends the opening)
+    bool draws;  // it ends the opening: the writer takes its last row
   };
   std::vector<Text*> batch;     // one new position each
   std::vector<Piece> pieces;    // of openings, prefill_chunk positions in all at most
-  std::vector<Text*> drawing;   // the texts whose writers take a row: the batch, whole openings
   std::vector<StepWork> works;  // what each forward pass pushes through the model
-  double predicted_ms = 0, overhead_ms = 0, compute_seconds = 0;
+  std::size_t drawing = 0;      // texts whose writers take a row: the batch, ended openings
+  StepPrice price;
+  double compute_seconds = 0;
   bool empty() const { return batch.empty() && pieces.empty(); }
-  // When the cost model says `t` draws in this step: its piece's end (the pieces
-  // run first), or the whole step for a text of the batch.
-  double drawn_at_ms(const Text* t) const {
-    for (const Piece& p : pieces)
-      if (p.text == t) return p.drawn_at_ms;
-    return predicted_ms + overhead_ms;
-  }
-  void fail(std::exception_ptr failure) {
-    for (Text* t : batch) t->failure = failure;
-    for (const Piece& p : pieces) p.text->failure = failure;
-  }
 };
 
 PagedEngine::PagedEngine(const GPT& model, const EngineOptions& options)
     : model_(model),
       options_(options),
       pool_(model.config(), options.blocks, options.block_size),
-      acts_(step_activations(model.config(), std::max(options.max_batch, options.prefill_chunk))) {
-  const std::size_t one_text =
-      (model.config().block_size + options.block_size - 1) / options.block_size;
-  if (options.blocks < one_text) {
+      acts_(step_activations(model.config(), std::max(options.max_batch, options.prefill_chunk))),
+      clock_(options) {
+  const std::size_t context = model.config().block_size, size = options.block_size;
+  if (options.blocks * size < context)
     throw std::invalid_argument("PagedEngine: the pool must hold one whole context (" +
-                                std::to_string(one_text) + " blocks)");
-  }
+                                std::to_string((context + size - 1) / size) + " blocks)");
   if (options.max_batch == 0 || options.prefill_chunk == 0 || options.max_texts == 0)
     throw std::invalid_argument("PagedEngine: max_batch, prefill_chunk and max_texts must be > 0");
   acts_.logits.fill(0.0f);  // its pages mapped now, as the pool's (block_pool.cpp)
@@ -70,52 +61,43 @@ PagedEngine::PagedEngine(const GPT& model, const EngineOptions& options)
 
 PagedEngine::~PagedEngine() {
   {
-    std::lock_guard lock(mutex_);
+    const std::lock_guard lock(mutex_);
     quitting_ = true;
   }
   work_.notify_all();
   thread_.join();
 }
 
+// --- the requests' side: a place, a writer in it, its end --------------------
+
 std::optional<PagedEngine::TextId> PagedEngine::open() {
-  std::lock_guard lock(mutex_);
+  const std::lock_guard lock(mutex_);
   std::size_t open = 0;
   for (const auto& [id, t] : texts_) open += !t->closed;
   if (!taking_ || quitting_ || open >= options_.max_texts) {
     ++counters_.texts_refused;
     return std::nullopt;
   }
-  auto text = std::make_unique<Text>();
-  text->id = next_id_++;
-  const TextId id = text->id;
-  texts_.emplace(id, std::move(text));
+  const TextId id = next_id_++;
+  texts_.emplace(id, std::make_unique<Text>()).first->second->id = id;
   ++counters_.texts_opened;
   return id;
 }
 
-void PagedEngine::start(TextId id, Writer& writer, OnEnd on_end) {
-  std::vector<Start> one;
-  one.push_back({id, &writer, std::move(on_end)});
-  start(std::move(one));
-}
-
 void PagedEngine::start(std::vector<Start> starts) {
   {
-    std::lock_guard lock(mutex_);
+    const std::lock_guard lock(mutex_);
     for (const Start& s : starts) {  // every one checked before any starts
-      const auto found = texts_.find(s.text);
-      if (found == texts_.end() || found->second->closed || found->second->writer != nullptr ||
-          s.writer == nullptr || std::count_if(starts.begin(), starts.end(), [&](const Start& o) {
-                                   return o.text == s.text;
-                                 }) > 1)
+      const auto t = texts_.find(s.text);
+      const auto same = [&](const Start& o) { return o.text == s.text; };
+      if (t == texts_.end() || t->second->closed || t->second->running() || !s.writer ||
+          std::count_if(starts.begin(), starts.end(), same) > 1)
         throw std::invalid_argument("PagedEngine::start: no such open text, or it was started");
     }
     if (!quitting_) {
       for (Start& s : starts) {
         Text& t = *texts_.at(s.text);
-        t.writer = s.writer;
-        t.on_end = std::move(s.on_end);
-        t.arrival = counters_.steps;
+        t.writer = s.writer, t.on_end = std::move(s.on_end), t.steps.arrival = clock_.steps();
       }
       work_.notify_one();
       return;
@@ -124,258 +106,185 @@ void PagedEngine::start(std::vector<Start> starts) {
   for (const Start& s : starts) s.on_end(TextEnd{true, nullptr, {}});  // the engine is stopping
 }
 
-void PagedEngine::cancel(TextId id) {
-  std::lock_guard lock(mutex_);
-  const auto found = texts_.find(id);
-  if (found == texts_.end() || found->second->writer == nullptr || found->second->cancelled) return;
-  found->second->cancelled = true;
-  ++counters_.texts_cancelled;
+void PagedEngine::cancel(Text& t) {  // under the lock
+  if (!t.running() || t.cancelled) return;
+  t.cancelled = true, ++counters_.texts_cancelled;
   work_.notify_one();
 }
 
+void PagedEngine::cancel(TextId id) {
+  const std::lock_guard lock(mutex_);
+  if (const auto t = texts_.find(id); t != texts_.end()) cancel(*t->second);
+}
+
 void PagedEngine::close(TextId id) {
-  std::lock_guard lock(mutex_);
-  const auto found = texts_.find(id);
-  if (found == texts_.end()) return;
-  Text& t = *found->second;
-  t.closed = true;
-  if (t.writer == nullptr) {
-    texts_.erase(found);  // only running texts are in a step
-  } else if (!t.cancelled) {
-    t.cancelled = true, ++counters_.texts_cancelled;
-    work_.notify_one();
-  }
+  const std::lock_guard lock(mutex_);
+  const auto t = texts_.find(id);
+  if (t == texts_.end()) return;
+  t->second->closed = true;
+  if (!t->second->running())
+    texts_.erase(t);  // a running text leaves at its end
+  else
+    cancel(*t->second);
 }
 
 void PagedEngine::stop_taking() {
-  std::lock_guard lock(mutex_);
+  const std::lock_guard lock(mutex_);
   taking_ = false;
 }
 
 void PagedEngine::cancel_all() {
-  std::lock_guard lock(mutex_);
-  for (auto& [id, t] : texts_) {
-    if (t->writer != nullptr && !t->cancelled) t->cancelled = true, ++counters_.texts_cancelled;
-  }
-  work_.notify_one();
-}
-
-double PagedEngine::predicted_seconds() const {
-  std::lock_guard lock(mutex_);
-  return predicted_after_.back();
-}
-
-double PagedEngine::predicted_overhead_seconds() const {
-  std::lock_guard lock(mutex_);
-  return predicted_overhead_;
-}
-
-std::vector<StepWork> PagedEngine::work() const {
-  std::lock_guard lock(mutex_);
-  return work_log_;
+  const std::lock_guard lock(mutex_);
+  for (auto& [id, t] : texts_) cancel(*t);
 }
 
 EngineStats PagedEngine::stats() const {
-  std::lock_guard lock(mutex_);
-  EngineStats s{counters_, pool_counts_, 0};
+  const std::lock_guard lock(mutex_);
+  EngineStats s{counters_, pool_counts_, 0, clock_.seconds(), clock_.overhead_seconds()};
   for (const auto& [id, t] : texts_) s.open_texts += !t->closed;
   return s;
 }
 
-// The loop: schedule, step (the forward passes and the draws, without the
-// lock), count, end the texts that are done, cancelled or failed.
+// --- the loop: schedule, run the step without the lock, count, end -----------
+
 void PagedEngine::run() {
   std::unique_lock lock(mutex_);
   const auto writing = [&] {  // a text was started and has not ended (it may wait for room)
-    return std::any_of(texts_.begin(), texts_.end(),
-                       [](const auto& t) { return t.second->writer; });
+    return std::any_of(texts_.begin(), texts_.end(), [](auto& t) { return t.second->running(); });
   };
-  while (true) {
+  for (bool more = true; more;) {
     work_.wait(lock, [&] { return quitting_ || writing(); });
-    if (quitting_) break;
-    Plan plan = schedule();
+    Plan plan;
+    if (quitting_) {
+      for (auto& [id, t] : texts_) t->cancelled = true;  // the engine stops: every text ends
+      more = false;
+    } else {
+      plan = schedule();
+    }
     if (!plan.empty()) {
       lock.unlock();
       step(plan);
       lock.lock();
-      finish_step(plan);
+      count(plan);
     }
     const std::vector<Ending> ended = collect_ended();
-    if (plan.empty() && ended.empty())  // a safety net: every waiting text waits for room
+    if (more && plan.empty() && ended.empty())  // a safety net: all wait for room
       work_.wait_for(lock, std::chrono::milliseconds(1));
-    tell(lock, ended);
+    lock.unlock();  // on_end may call the engine
+    for (const auto& [on_end, how] : ended) on_end(how);
+    lock.lock();
   }
-  for (auto& [id, t] : texts_) t->cancelled = true;  // the engine stops: every text ends
-  tell(lock, collect_ended());
 }
 
-// Calls the ended texts' on_end, without the lock (they may call the engine).
-void PagedEngine::tell(std::unique_lock<std::mutex>& lock, const std::vector<Ending>& ended) {
-  if (ended.empty()) return;
-  lock.unlock();
-  for (const auto& [on_end, how] : ended) on_end(how);
-  lock.lock();
-}
-
-// Which texts this step serves, and what it will cost. Under the lock; the
-// pool is the loop's.
+// Which texts this step serves, and what it pushes through the model.
 PagedEngine::Plan PagedEngine::schedule() {
   std::vector<Text*> batch, openings;  // one more position each; more than one
   for (auto& [id, t] : texts_) {       // in order of id: the oldest first
     if (!t->waiting()) continue;
     t->window = crop_to_context(t->writer->context(), model_.config().block_size);
     const std::vector<TokenId>& have = t->paged.tokens;
-    const bool extends =
-        have.size() < t->window.size() && std::equal(have.begin(), have.end(), t->window.begin());
-    if (!extends) {  // the window slid (or a new text): start over
-      release_all(t->paged, pool_);
-      t->started = false;
-    }
+    if (have.size() >= t->window.size() || !std::equal(have.begin(), have.end(), t->window.begin()))
+      release_all(t->paged, pool_), t->started = false;  // the window slid: start over
     const bool one_more = t->started && t->window.size() == t->paged.length() + 1;
     (one_more ? batch : openings).push_back(t.get());
   }
-  // an opening first takes what the pool has of it; with one position left it
-  // joins the batch, else it computes a piece: the oldest first, prefill_chunk
-  // positions in all at most. One whose first block another piece of this step
-  // computes waits a step, and then takes that block from the pool.
+  // An opening first takes what the pool holds of it (exercise 11b); with one
+  // position left it joins the batch, else it computes a piece: the oldest
+  // first, prefill_chunk positions in all at most. One whose first block a piece
+  // of this step computes waits a step, and then takes that block from the pool.
   Plan plan;
-  std::size_t budget = options_.prefill_chunk;
-  const std::size_t size = options_.block_size;
-  const auto same_first_block = [&](const Text* t) {
+  std::size_t budget = options_.prefill_chunk, running = 0;
+  for (const auto& [id, t] : texts_) running += t->started;
+  const auto shares_first_block = [&](const Text* t) {
+    const long size = long(options_.block_size);
     return std::any_of(plan.pieces.begin(), plan.pieces.end(), [&](const Plan::Piece& p) {
       const std::span<const TokenId> a = t->window, b = p.text->window;
-      return a.size() > size && b.size() > size &&
-             std::equal(a.begin(), a.begin() + long(size), b.begin());
+      return a.size() > std::size_t(size) && b.size() > std::size_t(size) &&
+             std::equal(a.begin(), a.begin() + size, b.begin());
     });
   };
-  std::size_t running = static_cast<std::size_t>(
-      std::count_if(texts_.begin(), texts_.end(), [](const auto& t) { return t.second->started; }));
   for (Text* t : openings) {
     if (!t->started && running >= options_.max_batch) continue;  // it waits for one to end
     if (!t->started && t->paged.length() == 0 && options_.reuse_prefixes) {
       try {
-        take_opening(*t);
+        std::vector<const PagedText*> others;
+        for (const auto& [id, other] : texts_) others.push_back(&other->paged);
+        counters_.copied_blocks += reuse_opening(t->paged, t->window, others, pool_);
       } catch (...) {  // e.g. exercise 11b not written yet: this text gets it, and ends
-        t->failure = std::current_exception();
+        t->fail();
         continue;
       }
     }
     const std::size_t left = t->window.size() - t->paged.length();
-    if (options_.reuse_prefixes && t->paged.length() == 0 && same_first_block(t)) continue;
+    if (options_.reuse_prefixes && t->paged.length() == 0 && shares_first_block(t)) continue;
     if (left > 1 && budget == 0) continue;
     if (!t->started) {  // it starts computing: what the pool gave it counts as reused
-      t->started = true;
-      ++running;
-      ++counters_.prefills;
-      counters_.prefill_positions += t->window.size();
-      counters_.reused_positions += t->paged.length();
-      counters_.reused_blocks += t->paged.registered;
-      counters_.prefix_hits += t->paged.length() > 0;
+      t->started = true, ++running;
+      counters_.count_prefill(t->window.size(), t->paged.length(), t->paged.registered);
     }
     if (left == 1) {
       batch.push_back(t);
     } else {
-      plan.pieces.push_back({t, std::min(budget, left)});
+      plan.pieces.push_back({t, std::min(budget, left), budget >= left});
       budget -= plan.pieces.back().positions;
     }
   }
   counters_.most_texts_written = std::max(counters_.most_texts_written, running);
+  // Room for each text's positions, the oldest first; a text preempted by an
+  // older one's room leaves the step.
   std::sort(batch.begin(), batch.end(), [](const Text* a, const Text* b) { return a->id < b->id; });
-  // each text needs room for its positions, the oldest first; a text preempted
-  // by an older one's room leaves the step
   for (Text* t : batch)
     if (t->started && make_room(*t, 1)) plan.batch.push_back(t);
-  std::vector<Plan::Piece> pieces = std::move(plan.pieces);
-  plan.pieces.clear();
-  for (const Plan::Piece& p : pieces)
-    if (p.text->started && make_room(*p.text, p.positions)) plan.pieces.push_back(p);
+  std::vector<Plan::Piece> pieces;
+  for (const Plan::Piece& p : plan.pieces)
+    if (p.text->started && make_room(*p.text, p.positions)) pieces.push_back(p);
+  plan.pieces = std::move(pieces);
   std::erase_if(plan.batch, [](const Text* t) { return !t->started; });
   std::erase_if(plan.pieces, [](const Plan::Piece& p) { return !p.text->started; });
-  plan.drawing = plan.batch;
-  for (const Plan::Piece& p : plan.pieces)
-    if (p.text->paged.length() + p.positions == p.text->window.size())
-      plan.drawing.push_back(p.text);
-  plan.works = step_work(plan);
+  // The work of each forward pass (06_kvcache/step_cost.hpp): each piece, then
+  // the batch's B rows, each over its cache and its new position.
+  for (const Plan::Piece& p : plan.pieces) {
+    plan.works.push_back(extend_step(p.positions, p.text->paged.length(), 1, p.draws ? 1 : 0));
+    plan.drawing += p.draws;
+  }
+  if (const std::size_t B = plan.batch.size(); B > 0) {
+    StepWork w{B, B, 0, B};
+    for (const Text* t : plan.batch) w.keys += t->paged.length() + 1;
+    plan.works.push_back(w);
+    plan.drawing += B;
+  }
   return plan;
 }
 
-// A new text takes the cached blocks of its opening, then copies what it can
-// of the part-filled block after them (prefix_reuse.hpp).
-void PagedEngine::take_opening(Text& t) {
-  take_cached_opening(t.paged, t.window, pool_);
-  std::vector<const PagedText*> others;
-  for (const auto& [id, other] : texts_) others.push_back(&other->paged);
-  counters_.copied_blocks += copy_part_filled_block(t.paged, t.window, others, pool_);
-}
-
 // Room in `text`'s table for `positions` more: free or cached blocks first,
-// then the blocks of texts newer than it, newest first.
+// then the blocks of the newest text newer than it that holds any.
 bool PagedEngine::make_room(Text& text, std::size_t positions) {
-  std::size_t need = blocks_needed(text.paged, positions, pool_.block_size());
-  while (need > 0) {
+  for (std::size_t need = blocks_needed(text.paged, positions, pool_.block_size()); need > 0;) {
     if (const std::optional<BlockId> block = pool_.allocate()) {
-      text.paged.table.push_back(*block);
-      --need;
+      text.paged.table.push_back(*block), --need;
       continue;
     }
-    Text* victim = nullptr;
-    for (auto it = texts_.rbegin(); it != texts_.rend() && it->first > text.id; ++it) {
-      if (!it->second->paged.table.empty()) {
-        victim = it->second.get();
-        break;
-      }
-    }
-    if (victim == nullptr) return false;  // it waits for older texts to finish
-    preempt(*victim);
+    const auto victim = std::find_if(texts_.rbegin(), texts_.rend(), [&](auto& t) {
+      return t.first > text.id && !t.second->paged.table.empty();
+    });
+    if (victim == texts_.rend()) return false;  // it waits for older texts to end
+    Text& v = *victim->second;
+    release_all(v.paged, pool_);         // its full blocks stay cached: its recompute may find them
+    counters_.preemptions += v.started;  // (one that only took cached blocks computed nothing)
+    v.started = false;
   }
   return true;
 }
 
-void PagedEngine::preempt(Text& victim) {
-  release_all(victim.paged, pool_);  // its full blocks stay cached: its recompute may find them
-  counters_.preemptions +=
-      victim.started;  // (one that only took cached blocks had computed nothing)
-  victim.started = false;
-}
-
-// What the step will push through the model, as lesson 08 counts it
-// (06_kvcache/step_cost.hpp), in the order it runs: each piece, then the
-// batched step's B rows.
-std::vector<StepWork> PagedEngine::step_work(const Plan& plan) const {
-  std::vector<StepWork> works;
-  for (const Plan::Piece& piece : plan.pieces) {
-    const Text& t = *piece.text;
-    const bool last = t.paged.length() + piece.positions == t.window.size();  // a draw
-    works.push_back(extend_step(piece.positions, t.paged.length(), 1, last ? 1 : 0));
-  }
-  if (!plan.batch.empty()) {
-    StepWork w{plan.batch.size(), plan.batch.size(), 0, plan.batch.size()};
-    for (const Text* t : plan.batch) w.keys += t->paged.length() + 1;  // its cache and new position
-    works.push_back(w);
-  }
-  return works;
-}
-
-// The step: its prediction, the forward passes, and each writer's draw from its
-// row as soon as the row is there. Without the lock: only the loop touches the
+// The step: its price, the forward passes, and each writer's draw from its row
+// as soon as the row is there. Without the lock: only the loop touches the
 // pool, the texts' caches and their writers.
 void PagedEngine::step(Plan& plan) {
   try {
-    if (options_.predict_ms) {
-      if (options_.step_overhead_ms)
-        plan.overhead_ms = options_.step_overhead_ms(plan.drawing.size());
-      // the pieces' works come first (step_work); a piece that ends its opening
-      // draws after them and its share of the overhead, before the batch runs
-      std::size_t drawn = 0;
-      for (std::size_t i = 0; i < plan.works.size(); ++i) {
-        plan.predicted_ms += options_.predict_ms(plan.works[i]);
-        if (i < plan.pieces.size() && plan.works[i].draws > 0)
-          plan.pieces[i].drawn_at_ms =
-              plan.predicted_ms + plan.overhead_ms * double(++drawn) / double(plan.drawing.size());
-      }
-    }
-  } catch (...) {  // e.g. the cost model's function threw: before anything is computed
-    plan.fail(std::current_exception());
+    plan.price = clock_.price(plan.works, plan.pieces.size(), plan.drawing);
+  } catch (...) {  // e.g. the cost model threw: before anything is computed
+    for (Text* t : plan.batch) t->fail();
+    for (const Plan::Piece& p : plan.pieces) p.text->fail();
     return;
   }
   const ModelMatrices<> m(model_);  // a view of the model's own floats
@@ -386,68 +295,62 @@ void PagedEngine::step(Plan& plan) {
         forward_with_cache(model_, m, tokens, texts, pool_, acts_, LogitsFor::kLastPosition);
     plan.compute_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return logits;
+    return logits;  // (B, V)
   };
   const auto take = [&](Text& t, const float* row) {  // the writer draws its character
     try {
       t.writer->take(require_finite({row, V}));
     } catch (...) {
-      t.failure = std::current_exception();
+      t.fail();
     }
   };
-  // The openings' pieces first, each on its own (B texts share one T): a new
-  // request's first character then goes out without waiting for the batch.
+  // The openings' pieces first, each on its own: a new request's first
+  // character then goes out without waiting for the batch.
   for (const Plan::Piece& p : plan.pieces) {
-    Text& t = *p.text;
-    PagedText* const texts[] = {&t.paged};
+    PagedText* const texts[] = {&p.text->paged};
     try {
-      const View<2> logits = forward(t.window.subspan(t.paged.length(), p.positions), texts);
-      register_full_blocks(t.paged, pool_);
-      if (t.paged.length() == t.window.size()) take(t, logits.data());
+      const View<2> logits =
+          forward(p.text->window.subspan(p.text->paged.length(), p.positions), texts);
+      register_full_blocks(p.text->paged, pool_);
+      if (p.draws) take(*p.text, logits.data());
     } catch (...) {
-      t.failure = std::current_exception();
+      p.text->fail();
     }
   }
-  if (!plan.batch.empty()) {
-    std::vector<TokenId> tokens;    // (B) each text's new character
-    std::vector<PagedText*> texts;  // (B)
-    for (Text* t : plan.batch) tokens.push_back(t->window.back()), texts.push_back(&t->paged);
-    try {
-      const View<2> logits = forward(tokens, texts);  // (B, V)
-      for (std::size_t b = 0; b < plan.batch.size(); ++b) {
-        register_full_blocks(plan.batch[b]->paged, pool_);
-        take(*plan.batch[b], logits.data() + b * V);
-      }
-    } catch (...) {  // the texts of this forward pass get the error; the engine goes on
-      for (Text* t : plan.batch)
-        if (!t->failure) t->failure = std::current_exception();
+  if (plan.batch.empty()) return;
+  std::vector<TokenId> tokens;    // (B) each text's new character
+  std::vector<PagedText*> texts;  // (B)
+  for (Text* t : plan.batch) tokens.push_back(t->window.back()), texts.push_back(&t->paged);
+  try {
+    const View<2> logits = forward(tokens, texts);  // (B, V)
+    for (std::size_t b = 0; b < plan.batch.size(); ++b) {
+      register_full_blocks(plan.batch[b]->paged, pool_);
+      take(*plan.batch[b], logits.data() + b * V);
     }
+  } catch (...) {  // the texts of this forward pass get the error; the engine goes on
+    for (Text* t : plan.batch) t->fail();
   }
 }
 
-// The step's counts and prediction. Under the lock.
-void PagedEngine::finish_step(Plan& plan) {
-  ++counters_.steps;
-  counters_.most_blocks_in_use = std::max(counters_.most_blocks_in_use, pool_.counts().in_use);
-  counters_.compute_seconds += plan.compute_seconds;
-  if (options_.record_work) work_log_.insert(work_log_.end(), plan.works.begin(), plan.works.end());
+// The step's counts and its place on the cost model's clock.
+void PagedEngine::count(const Plan& plan) {
+  EngineCounters& c = counters_;
+  ++c.steps;
+  c.most_blocks_in_use = std::max(c.most_blocks_in_use, pool_.counts().in_use);
+  c.compute_seconds += plan.compute_seconds;
+  for (const StepWork& w : plan.works) c.computed_positions += w.rows;
   if (!plan.batch.empty()) {
-    ++counters_.batched_steps;
-    counters_.batched_rows += plan.batch.size();
-    counters_.largest_batch = std::max(counters_.largest_batch, plan.batch.size());
+    ++c.batched_steps, c.batched_rows += plan.batch.size();
+    c.largest_batch = std::max(c.largest_batch, plan.batch.size());
   }
-  predicted_after_.push_back(predicted_after_.back() +
-                             (plan.predicted_ms + plan.overhead_ms) / 1000);
-  predicted_overhead_ += plan.overhead_ms / 1000;
-  for (Text* t : plan.drawing) {
-    if (t->failure) continue;
-    ++counters_.answers;
-    if (!t->answered) {
-      t->first_answer = counters_.steps, t->answered = true;
-      t->first_in_step_ms = plan.drawn_at_ms(t);
-    }
-    t->last_answer = counters_.steps;
+  clock_.add(plan.price);
+  for (std::size_t i = 0; i < plan.pieces.size(); ++i) {  // a text whose opening ended draws
+    Text& t = *plan.pieces[i].text;                       // at the end of its piece
+    if (plan.pieces[i].draws && !t.failure)
+      ++c.answers, clock_.drew(t.steps, plan.price.drawn_at_ms[i]);
   }
+  for (Text* t : plan.batch)  // the batch's, at the step's end
+    if (!t->failure) ++c.answers, clock_.drew(t->steps, plan.price.ms + plan.price.overhead_ms);
 }
 
 // The texts that are done, cancelled or failed give their blocks back and
@@ -456,19 +359,13 @@ std::vector<PagedEngine::Ending> PagedEngine::collect_ended() {
   std::vector<Ending> endings;
   for (auto it = texts_.begin(); it != texts_.end();) {
     Text& t = *it->second;
-    if (t.writer != nullptr && !t.waiting()) {
-      TextEnd how{t.cancelled && !t.failure && !t.writer->done(), t.failure, {}};
-      if (options_.predict_ms && t.answered) {
-        const std::vector<double>& after = predicted_after_;
-        how.predicted = {after[t.first_answer - 1] - after[t.arrival] + t.first_in_step_ms / 1000,
-                         after[t.last_answer] - after[t.arrival]};
-      }
+    if (t.running() && !t.waiting()) {
+      const bool cut = t.cancelled && !t.failure && !t.writer->done();
+      endings.emplace_back(std::move(t.on_end), TextEnd{cut, t.failure, clock_.times(t.steps)});
       release_all(t.paged, pool_);
-      t.started = false;
-      t.writer = nullptr;
-      endings.emplace_back(std::move(t.on_end), how);
+      t.started = false, t.writer = nullptr;
     }
-    it = t.closed && t.writer == nullptr ? texts_.erase(it) : std::next(it);
+    it = t.closed && !t.running() ? texts_.erase(it) : std::next(it);
   }
   pool_counts_ = pool_.counts();
   return endings;

@@ -43,4 +43,10 @@ bool copy_part_filled_block(PagedText& text, std::span<const TokenId> window,
   return true;
 }
 
+bool reuse_opening(PagedText& text, std::span<const TokenId> window,
+                   std::span<const PagedText* const> others, BlockPool& pool) {
+  take_cached_opening(text, window, pool);
+  return copy_part_filled_block(text, window, others, pool);
+}
+
 }  // namespace tang

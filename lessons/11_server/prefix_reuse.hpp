@@ -25,4 +25,8 @@ void take_cached_opening(PagedText& text, std::span<const TokenId> window, Block
 bool copy_part_filled_block(PagedText& text, std::span<const TokenId> window,
                             std::span<const PagedText* const> others, BlockPool& pool);
 
+// Both, as the engine does for a new text; returns whether a block was copied.
+bool reuse_opening(PagedText& text, std::span<const TokenId> window,
+                   std::span<const PagedText* const> others, BlockPool& pool);
+
 }  // namespace tang

@@ -123,8 +123,8 @@ void show_clients(LessonContext& c, const ServerOptions& o, const ServedCost& co
     PagedEngine engine(c.model, engine_options(c.model.config(), cost.profile, cost.overhead));
     const LoadRun run = run_clients(engine, requests, clients);
     const EngineStats s = engine.stats();
-    const double predicted = engine.predicted_seconds();
-    const double predicted_besides = engine.predicted_overhead_seconds();
+    const double predicted = s.predicted_seconds;
+    const double predicted_besides = s.predicted_overhead_seconds;
     const double predicted_cps = double(run.characters) / predicted;
     std::vector<double> predicted_per_char;
     for (const ServedPoem& p : run.served) {

@@ -1,26 +1,28 @@
-// http_server.hpp: HTTP/1.1 on one event loop, bounded by design.
+// http_server.hpp: HTTP/1.1 from a library (GNU libmicrohttpd), with our bounds.
 //
-// One thread watches every connection (Linux epoll): it accepts, reads each
-// request through its HttpRequestReader and writes every answer. A connection
-// that is idle, or sends its request a byte at a time, costs a socket and a few
-// kilobytes, never a thread. Only a whole request goes to a handler, on a
-// thread of a pool that grows to max_handlers; the handler answers through its
-// HttpExchange, which queues the bytes for the loop to write.
+// libmicrohttpd parses every request, keeps every connection on one thread of its
+// own (Linux epoll), writes every answer, and enforces the sizes and the
+// connection limit below. What is ours: a request, once whole, goes to a handler
+// on a thread of its own (at most max_handlers at once), which answers through
+// its HttpExchange, whole or streamed; and one watchdog thread closes a
+// connection whose request is not whole within `timeout` of the connection's
+// start or last answer, however slowly it keeps sending.
 //
-// The bounds, each answered at once with an error in the caller's words:
+//   a request's head and body   within `timeout`                    closed (no answer)
+//   head                        the connection's 32 KB of memory    431 (414: its first line)
+//   body, Content-Length        max_body_bytes                      413 right after the head
+//   body, chunked               max_body_bytes                      413 when it ends; the rest
+//                                                                   of the body is read and dropped
+//   a POST with neither         -                                   411
+//   connections open            max_connections; one more           closed at once
+//   requests handled at once    max_handlers; one more              503
+//   an answer the client does   not read for `timeout` (whole       closed; its handler sees gone()
+//                               seconds): the library closes it
 //
-//   a request's head and body    within `timeout` of the connection's last answer   408
-//   head, headers, body          HttpLimits (http_request_reader.hpp)              414 431 413 411
-//   connections open             max_connections; one more gets 503 and is closed   503
-//   requests handled at once     max_handlers; one more gets 503                    503
-//   an answer the client does    not read for `timeout`: the connection is closed,
-//                                and its handler sees gone()
-//
-// A client that closes its connection while its request is handled is seen at
-// once (the loop keeps reading): gone() turns true, send() false.
+// A client that closes or resets its connection while its request is handled is
+// seen at once: gone() turns true, send() false.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <functional>
@@ -30,12 +32,12 @@
 #include <utility>
 #include <vector>
 
-#include "11_server/serving/http_request_reader.hpp"
+struct MHD_Response;  // libmicrohttpd's answer
 
 namespace tang {
 
 struct HttpServerSettings {
-  HttpLimits limits;
+  std::size_t max_body_bytes = 1 << 20;
   std::chrono::milliseconds timeout{10000};
   std::size_t max_connections = 1000;
   std::size_t max_handlers = 264;
@@ -43,7 +45,15 @@ struct HttpServerSettings {
 
 using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 
-struct HttpConnection;  // http_server.cpp
+struct HttpRequest {
+  std::string method, path;  // the path without any '?query'
+  HttpHeaders headers;       // names in lower case
+  std::string body;          // chunked bodies decoded
+  // The value of a header (the first of that name), or nullptr.
+  const std::string* header(std::string_view lower_case_name) const;
+};
+
+struct HttpConnection;  // http_server.cpp: a request's answer between its handler and the library
 
 // One request's answer, written from its handler's thread.
 class HttpExchange {
@@ -57,22 +67,20 @@ class HttpExchange {
   // One piece; false once the client has gone. Waits while the client is
   // more than a few hundred kilobytes behind.
   bool send(std::string_view piece);
-  bool gone() const;      // the client closed the connection, or stopped reading
-  bool answered() const;  // respond() or start_stream() was called
-  void finish();          // the handler is done (the server calls it)
+  bool gone() const;  // the client closed the connection, or stopped reading
+  void finish();      // the handler is done (the server calls it)
 
  private:
-  void queue(std::string bytes);
+  void queue(int status, ::MHD_Response* response);
   std::shared_ptr<HttpConnection> connection_;
-  bool chunked_ = true;  // HTTP/1.1: a stream in chunks; 1.0: until the connection closes
   bool answered_ = false, streaming_ = false;
 };
 
 class HttpServer {
  public:
   using Handler = std::function<void(const HttpRequest&, HttpExchange&)>;
-  // The body of an error the server answers by itself (a limit, a deadline,
-  // no room): the caller's JSON and its count of answers by status.
+  // The body of an error the server answers by itself (a body too large, no
+  // handler free): the caller's JSON and its count of answers by status.
   using ErrorBody = std::function<std::string(int status, const std::string& message)>;
 
   HttpServer(const HttpServerSettings& settings, Handler handler, ErrorBody error_body);
@@ -80,20 +88,19 @@ class HttpServer {
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
-  // Listens on host:port (0: any free port); returns the port. Throws UserError
-  // when it cannot.
+  // Listens on host:port (0: any free port) and starts answering; returns the
+  // port, or -1 when it cannot (in use, not allowed, no such host).
   int bind(const std::string& host, int port);
-  // Runs the loop until stop(); then waits for the handlers still running.
+  // Waits until stop().
   void serve();
-  // From any thread: stop taking connections, write what is queued (2 s at
-  // most), close every connection.
+  // From any thread: stop taking connections, tell every handler its client
+  // has gone, wait for them, give the answers 2 s to be written, close.
   void stop();
-  std::size_t open_connections() const { return open_connections_.load(); }
+  std::size_t open_connections() const;
 
  private:
-  struct Loop;
-  std::unique_ptr<Loop> loop_;
-  std::atomic<std::size_t> open_connections_ = 0;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace tang

@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(1, 600));
   app.add_option("--max-connections", settings.http.max_connections,
-                 "connections open at once (idle ones too); one more gets 503 at once, "
+                 "connections open at once (idle ones too); one more waits until one closes, "
                  "in [1, 100000] (and at most what the system lets this process open)")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));

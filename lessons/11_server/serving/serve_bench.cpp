@@ -29,8 +29,8 @@
 
 #include "06_kvcache/machine_profile.hpp"
 #include "06_kvcache/step_cost.hpp"
+#include "11_server/load_run.hpp"                    // percentile, the requests
 #include "11_server/serving/completion_request.hpp"  // completion_body
-#include "11_server/load_run.hpp"            // percentile, the requests
 #include "11_server/serving/poem_http.hpp"
 #include "11_server/step_overhead.hpp"
 #include "checkpoint.hpp"
@@ -119,9 +119,7 @@ struct Row {
 
 // `clients` threads send `bodies` in turn to `server`, each waiting for its answer.
 Row run(RunningServer& s, const std::vector<std::string>& bodies, std::size_t clients) {
-  const EngineCounters before = s.server.engine().stats().counters;
-  const double predicted_before = s.server.engine().predicted_seconds();
-  const double predicted_overhead_before = s.server.engine().predicted_overhead_seconds();
+  const EngineStats before = s.server.engine().stats();
   const std::size_t served_before = s.server.served().size();
   std::vector<Seen> seen(bodies.size());
   std::atomic<std::size_t> next = 0;
@@ -144,9 +142,6 @@ Row run(RunningServer& s, const std::vector<std::string>& bodies, std::size_t cl
     if (x.characters > 1)
       row.per_character.push_back((x.last - x.first) / double(x.characters - 1));
   }
-  row.predicted_seconds = s.server.engine().predicted_seconds() - predicted_before;
-  row.predicted_overhead_seconds =
-      s.server.engine().predicted_overhead_seconds() - predicted_overhead_before;
   const std::vector<ServedPoem> served = s.server.served();
   for (std::size_t i = served_before; i < served.size(); ++i) {
     const ServedPoem& p = served[i];
@@ -155,15 +150,19 @@ Row run(RunningServer& s, const std::vector<std::string>& bodies, std::size_t cl
       row.predicted_per_character.push_back((p.predicted.seconds - p.predicted.first_seconds) /
                                             double(p.characters - 1));
   }
-  const EngineCounters after = s.server.engine().stats().counters;
-  row.counters.prefill_positions = after.prefill_positions - before.prefill_positions;
-  row.counters.reused_positions = after.reused_positions - before.reused_positions;
-  row.counters.batched_rows = after.batched_rows - before.batched_rows;
-  row.counters.batched_steps = after.batched_steps - before.batched_steps;
-  row.counters.prefix_hits = after.prefix_hits - before.prefix_hits;
-  row.counters.compute_seconds = after.compute_seconds - before.compute_seconds;
-  row.counters.steps = after.steps - before.steps;
-  row.counters.answers = after.answers - before.answers;
+  const EngineStats now = s.server.engine().stats();
+  row.predicted_seconds = now.predicted_seconds - before.predicted_seconds;
+  row.predicted_overhead_seconds =
+      now.predicted_overhead_seconds - before.predicted_overhead_seconds;
+  const EngineCounters &after = now.counters, &was = before.counters;
+  row.counters.prefill_positions = after.prefill_positions - was.prefill_positions;
+  row.counters.reused_positions = after.reused_positions - was.reused_positions;
+  row.counters.batched_rows = after.batched_rows - was.batched_rows;
+  row.counters.batched_steps = after.batched_steps - was.batched_steps;
+  row.counters.prefix_hits = after.prefix_hits - was.prefix_hits;
+  row.counters.compute_seconds = after.compute_seconds - was.compute_seconds;
+  row.counters.steps = after.steps - was.steps;
+  row.counters.answers = after.answers - was.answers;
   row.counters.most_blocks_in_use = after.most_blocks_in_use;  // its warm-up's and its own
   return row;
 }
