@@ -121,11 +121,16 @@ void HttpExchange::respond(int status, std::string_view content_type, std::strin
 }
 
 // The answer goes to the library, which then has the connection back.
+// (Not under the connection's lock: the library takes its own locks in both
+// orders. While the connection is suspended no other thread touches it.)
 void HttpExchange::queue(int status, MHD_Response* response) {
   std::unique_lock lock(connection_->mutex);
-  if (connection_->suspended && !connection_->closed)
+  const bool suspended = connection_->suspended && !connection_->closed;
+  lock.unlock();
+  if (suspended)
     MHD_queue_response(connection_->connection, static_cast<unsigned>(status), response);
   MHD_destroy_response(response);  // the library keeps its own reference
+  lock.lock();
   connection_->resume(lock);
 }
 
