@@ -48,6 +48,7 @@
 #include "gpt.hpp"
 #include "parameters.hpp"
 #include "rng.hpp"
+#include "spread.hpp"
 #include "utf8.hpp"
 
 namespace tang::bench {
@@ -260,8 +261,7 @@ inline double floor_seconds() {
     batches.push_back(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 100);
   }
-  std::nth_element(batches.begin(), batches.begin() + 4, batches.end());
-  detail::g_floor_seconds = batches[4];
+  detail::g_floor_seconds = median(batches);
   return detail::g_floor_seconds;
 }
 

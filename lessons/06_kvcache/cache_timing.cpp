@@ -1,12 +1,12 @@
 #include "06_kvcache/cache_timing.hpp"
 
-#include <algorithm>
 #include <chrono>
 #include <memory>
 
 #include "03_topk_topp/sampler.hpp"
 #include "06_kvcache/kv_cache.hpp"
 #include "generate.hpp"
+#include "spread.hpp"
 
 namespace tang {
 
@@ -37,9 +37,7 @@ TimedText median_of(std::size_t runs, const GPT& model, bool use_cache, std::siz
     last = write_chars(model, use_cache, n, settings, seed);
     times.push_back(last.milliseconds);
   }
-  std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(runs / 2),
-                   times.end());
-  last.milliseconds = times[runs / 2];
+  last.milliseconds = median(times);
   return last;
 }
 

@@ -7,6 +7,7 @@
 #include "03_topk_topp/sampler.hpp"
 #include "generate.hpp"
 #include "rng.hpp"
+#include "spread.hpp"
 
 namespace tang {
 
@@ -29,9 +30,7 @@ double step_ms(const GPT& model, std::size_t positions, std::size_t runs) {
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
             .count());
   }
-  std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(runs / 2),
-                   times.end());
-  return times[runs / 2];
+  return median(times);
 }
 
 }  // namespace

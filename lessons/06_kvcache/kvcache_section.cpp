@@ -45,14 +45,6 @@ void show_same_text(LessonContext& c, const SamplingSettings& settings) {
 }
 
 // This machine's profile (machine_profile.hpp): read, or measured now when missing.
-MachineProfile profile_for(LessonContext& c) {
-  const LoopToMeasure loops[] = {plain_fp32_loop()};
-  return load_or_measure_profile(default_profile_path(), loops, [&](const std::string& note) {
-    c.out << "  (" << note << ")\n";
-    c.out.flush();
-  });
-}
-
 // One cached step, matrix by matrix: which of the two limits sets each one's time.
 void show_one_step(LessonContext& c, const StepCost& step, std::size_t cached) {
   char line[160];
@@ -84,8 +76,8 @@ void show_one_step(LessonContext& c, const StepCost& step, std::size_t cached) {
 void show_speed_and_its_cost_model(LessonContext& c, const SamplingSettings& settings) {
   const GPT& model = c.model;
   const GPTConfig& cfg = model.config();
-  const MachineProfile profile = profile_for(c);
-  c.out << "  " << profile_provenance(default_profile_path()) << "\n";
+  const LoopToMeasure loops[] = {plain_fp32_loop()};
+  const MachineProfile profile = lesson_profile(c.out, loops, "  ");
   char line[200];
   c.out << "\n  characters     without cache (ms)       with cache (ms)         speed-up\n"
            "              predicted  measured     predicted  measured     predicted  measured"

@@ -14,6 +14,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <sstream>
 #include <vector>
 
@@ -357,6 +358,17 @@ MachineProfile load_or_measure_profile(const std::string& path,
     note(std::string("could not keep the profile: ") + e.what());
   }
   return p;
+}
+
+MachineProfile lesson_profile(std::ostream& out, std::span<const LoopToMeasure> loops,
+                              const std::string& indent) {
+  const std::string path = default_profile_path();
+  const MachineProfile profile = load_or_measure_profile(path, loops, [&](const std::string& note) {
+    out << indent << "(" << note << ")\n";
+    out.flush();
+  });
+  out << indent << profile_provenance(path) << "\n";
+  return profile;
 }
 
 }  // namespace tang

@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <iosfwd>
 #include <map>
 #include <optional>
 #include <span>
@@ -114,5 +115,11 @@ void check_profile_file(const std::string& path);
 MachineProfile load_or_measure_profile(const std::string& path,
                                        std::span<const LoopToMeasure> loops,
                                        const std::function<void(const std::string&)>& note);
+
+// The profile as a lesson takes it: load_or_measure_profile at default_profile_path(),
+// its notes printed to `out` as they come, then the line of profile_provenance, each
+// after `indent`.
+MachineProfile lesson_profile(std::ostream& out, std::span<const LoopToMeasure> loops,
+                              const std::string& indent = "");
 
 }  // namespace tang

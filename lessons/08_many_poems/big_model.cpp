@@ -1,12 +1,12 @@
 #include "08_many_poems/big_model.hpp"
 
-#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <vector>
 
 #include "parameters.hpp"
 #include "rng.hpp"
+#include "spread.hpp"
 
 namespace tang {
 
@@ -34,9 +34,7 @@ double time_batched_step_ms(const GPT& model, const StoredWeights& weights, std:
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
             .count());
   }
-  std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2),
-                   times.end());
-  return times[times.size() / 2];
+  return median(times);
 }
 
 }  // namespace tang

@@ -208,12 +208,7 @@ void show_many_poems(LessonContext& c, const ManyPoemsOptions& o) {
           << c.model.config().block_size << ")\n";
   }
   const std::vector<LoopToMeasure> loops = lesson_loops();
-  const MachineProfile profile =
-      load_or_measure_profile(default_profile_path(), loops, [&](const std::string& note) {
-        c.out << "(" << note << ")\n";
-        c.out.flush();
-      });
-  c.out << profile_provenance(default_profile_path()) << "\n";
+  const MachineProfile profile = lesson_profile(c.out, loops);
   batch_sizes(c, chosen, s, o.length, profile);
   shared_opening(c, chosen, o.batch, o.length);
   weight_formats(c, fp32, s, o.length, o.quality_poems);

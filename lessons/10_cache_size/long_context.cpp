@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "10_cache_size/small_cache.hpp"
+#include "spread.hpp"
 
 namespace tang {
 
@@ -53,8 +54,7 @@ double time_small_cache_step_ms(const GPT& model, std::size_t B, std::size_t cac
     const auto stop = std::chrono::steady_clock::now();
     if (i > 0) ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
   }
-  std::nth_element(ms.begin(), ms.begin() + static_cast<std::ptrdiff_t>(ms.size() / 2), ms.end());
-  return ms[ms.size() / 2];
+  return median(ms);
 }
 
 }  // namespace tang

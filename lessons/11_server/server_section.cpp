@@ -238,12 +238,7 @@ void show_server(LessonContext& c, const ServerOptions& o) {
            "joins at the next step and leaves at once.\n";
   show_paged_check(c);
   ServedCost cost;
-  cost.profile = load_or_measure_profile(default_profile_path(), std::vector{plain_fp32_loop()},
-                                         [&](const std::string& note) {
-                                           c.out << "(" << note << ")\n";
-                                           c.out.flush();
-                                         });
-  c.out << profile_provenance(default_profile_path()) << "\n";
+  cost.profile = lesson_profile(c.out, std::vector{plain_fp32_loop()});
   cost.overhead = measure_step_overhead_in_process(c.model);
   show_clients(c, o, cost);
   show_shared_opening(c, cost);

@@ -24,6 +24,7 @@
 #include "checkpoint.hpp"
 #include "number_text.hpp"
 #include "parameters.hpp"  // parameter_count
+#include "spread.hpp"
 
 #ifndef TANG_DATA_DIR
 #define TANG_DATA_DIR "data"
@@ -143,18 +144,6 @@ void show_verse(LessonContext& c, NgramDrafter& ngram, const SpeculativeOptions&
       c.out << line;
     }
   }
-}
-
-// The median of `values` and their range (their smallest and largest).
-struct Spread {
-  double median = 0, low = 0, high = 0;
-};
-
-Spread spread_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return {n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2, values.front(),
-          values.back()};
 }
 
 // A speed-up as the table prints it: its median, then its range, "0.70 (0.62-0.74)".
