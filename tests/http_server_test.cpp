@@ -222,7 +222,7 @@ TEST(HttpServer, ABodyTooLargeGets413) {
   EXPECT_EQ(server.errors(411), 1u);
 }
 
-TEST(HttpServer, AHeadPastTheConnectionsMemoryGets431) {
+TEST(HttpServer, AHeadPastTheConnectionsMemoryGets431Or414) {
   TestServer server;
   const int fd = connect_loopback(server.port());
   send_all(fd, "GET / HTTP/1.1\r\n");
@@ -234,6 +234,10 @@ TEST(HttpServer, AHeadPastTheConnectionsMemoryGets431) {
   const std::string answer = read_answer(fd);
   EXPECT_EQ(answer.rfind("HTTP/1.1 431", 0), 0u) << answer;
   close(fd);
+  // a request line past it: 414
+  const std::string line =
+      ask(server.port(), "GET /" + std::string(40000, 'a') + " HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(line.rfind("HTTP/1.1 414", 0), 0u) << line.substr(0, 100);
 }
 
 // A handler learns at once that its client left, streamed or not.
