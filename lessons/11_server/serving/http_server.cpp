@@ -19,6 +19,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <utility>
 
 namespace tang {
 
@@ -26,8 +27,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr std::size_t kBehind = 256 * 1024;           // bytes a stream may be ahead of its client
-constexpr std::size_t kConnectionMemory = 32 * 1024;  // the library's buffers, the head within them
+constexpr std::size_t kKB = 1024;
+constexpr std::size_t kBehind = 256 * kKB;           // bytes a stream may be ahead of its client
+constexpr std::size_t kConnectionMemory = 32 * kKB;  // the library's buffers, the head within them
+constexpr std::size_t kStreamBlock = 32 * kKB;       // the most a stream is asked for at once
 constexpr auto kWatchEvery = std::chrono::milliseconds(50);
 constexpr auto kStopWait = std::chrono::seconds(2);
 
@@ -137,10 +140,11 @@ void HttpExchange::queue(int status, MHD_Response* response) {
 void HttpExchange::start_stream(std::string_view content_type, const HttpHeaders& extra) {
   if (answered_) return;
   answered_ = streaming_ = true;
-  queue(200, response_with(MHD_create_response_from_callback(
-                               MHD_SIZE_UNKNOWN, 32 * 1024, &read_stream,
-                               new std::shared_ptr<HttpConnection>(connection_), &free_stream),
-                           content_type, extra));
+  // queued with the first piece: the head and it go to the library in one hand-over
+  stream_ = response_with(MHD_create_response_from_callback(
+                              MHD_SIZE_UNKNOWN, kStreamBlock, &read_stream,
+                              new std::shared_ptr<HttpConnection>(connection_), &free_stream),
+                          content_type, extra);
 }
 
 bool HttpExchange::send(std::string_view piece) {
@@ -149,6 +153,11 @@ bool HttpExchange::send(std::string_view piece) {
   c.drained.wait(lock, [&] { return c.gone || c.closed || c.out.size() < kBehind; });
   if (c.gone || c.closed) return false;
   c.out += piece;
+  if (stream_ != nullptr) {
+    lock.unlock();
+    queue(200, std::exchange(stream_, nullptr));
+    return true;
+  }
   c.resume(lock);
   return true;
 }
@@ -163,6 +172,11 @@ void HttpExchange::finish() {
   if (!streaming_) return;
   std::unique_lock lock(connection_->mutex);
   connection_->finished = true;
+  if (stream_ != nullptr) {  // a stream of no piece
+    lock.unlock();
+    queue(200, std::exchange(stream_, nullptr));
+    return;
+  }
   connection_->resume(lock);
 }
 

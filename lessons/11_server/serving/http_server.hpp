@@ -62,7 +62,8 @@ class HttpExchange {
   // The whole answer at once.
   void respond(int status, std::string_view content_type, std::string_view body,
                const HttpHeaders& extra = {});
-  // A 200 whose body follows in pieces (chunked), each sent as it comes.
+  // A 200 whose body follows in pieces (chunked), each sent as it comes; the
+  // head goes with the first.
   void start_stream(std::string_view content_type, const HttpHeaders& extra = {});
   // One piece; false once the client has gone. Waits while the client is
   // more than a few hundred kilobytes behind.
@@ -73,6 +74,7 @@ class HttpExchange {
  private:
   void queue(int status, ::MHD_Response* response);
   std::shared_ptr<HttpConnection> connection_;
+  ::MHD_Response* stream_ = nullptr;  // started, not yet handed to the library
   bool answered_ = false, streaming_ = false;
 };
 

@@ -1,4 +1,4 @@
-// poem_http.hpp: the engine over HTTP (http_server.hpp's event loop).
+// poem_http.hpp: the engine over HTTP (http_server.hpp: libmicrohttpd and our bounds).
 //
 //   POST /v1/completions   completion_request.hpp's body; the poem as one JSON
 //                          answer, or with "stream": true as Server-Sent Events:
@@ -10,8 +10,8 @@
 //                          to the first character and per character, blocks, hits
 //
 // A bad body gets 400 with a JSON error naming the field; a full engine 503
-// with Retry-After; every error, the HTTP layer's own too (a limit, a deadline),
-// a JSON body in OpenAI's shape, counted in /metrics. A request's handler runs
+// with Retry-After; every error of ours, the HTTP layer's too (a body too large,
+// no handler free), a JSON body in OpenAI's shape, counted in /metrics. A request's handler runs
 // on a thread of the server's pool while the engine writes its poems; a client
 // that goes away (it closes the connection, or stops reading for --timeout)
 // stops its poems, streamed or not, and the engine frees their blocks at the
