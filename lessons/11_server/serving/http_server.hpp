@@ -3,7 +3,7 @@
 // libmicrohttpd parses every request, keeps every connection on one thread of its
 // own (Linux epoll), writes every answer, and enforces the sizes and the
 // connection limit below. What is ours: a request, once whole, goes to a handler
-// on a thread of its own (at most max_handlers at once), which answers through
+// on a thread of a pool (at most max_handlers at once), which answers through
 // its HttpExchange, whole or streamed; and one watchdog thread closes a
 // connection whose request is not whole within `timeout` of the connection's
 // start or last answer, however slowly it keeps sending.
@@ -14,7 +14,7 @@
 //   body, chunked               max_body_bytes                      413 when it ends; the rest
 //                                                                   of the body is read and dropped
 //   a POST with neither         -                                   411
-//   connections open            max_connections; one more           closed at once
+//   connections open            max_connections; one more           waits in the system's queue
 //   requests handled at once    max_handlers; one more              503
 //   an answer the client does   not read for `timeout` (whole       closed; its handler sees gone()
 //                               seconds): the library closes it
