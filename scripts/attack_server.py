@@ -207,11 +207,7 @@ def attack_drip_body(port, n=50):
 def attack_leaving(port):
     """Four clients asking 8 poems each that reset before their answer; the poems should stop."""
     def cut():
-        data = exchange(port, b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        for line in data.decode(errors="replace").splitlines():
-            if line.startswith("tang_poems_cut_total "):
-                return float(line.split()[1])
-        return 0.0
+        return metric(port, "tang_poems_cut_total", missing=0.0)
 
     before = cut()
     for i in range(4):
@@ -226,12 +222,13 @@ def attack_leaving(port):
     return f"{cut() - before:.0f} of 32 poems stopped early (the rest had ended)"
 
 
-def metric(port, name):
+def metric(port, name, missing=float("nan")):
+    """The value of one line of /metrics (`missing` when it has none)."""
     data = exchange(port, b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     for line in data.decode(errors="replace").splitlines():
         if line.startswith(name + " "):
             return float(line.split()[1])
-    return float("nan")
+    return missing
 
 
 def attack_streams(port, n=280, wait=12):

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <condition_variable>
@@ -81,6 +80,20 @@ MHD_Response* response_with(MHD_Response* response, std::string_view content_typ
   return response;
 }
 
+// A whole answer: `body` copied into the library's response.
+MHD_Response* whole_response(std::string_view body, std::string_view content_type,
+                             const HttpHeaders& extra) {
+  return response_with(MHD_create_response_from_buffer(body.size(), const_cast<char*>(body.data()),
+                                                       MHD_RESPMEM_MUST_COPY),
+                       content_type, extra);
+}
+
+// The connection's socket (-1 if the library has none for it).
+int socket_of(MHD_Connection* c) {
+  const MHD_ConnectionInfo* info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+  return info ? info->connect_fd : -1;
+}
+
 // The library asks a stream for its next bytes.
 ssize_t read_stream(void* cls, std::uint64_t /*pos*/, char* buffer, std::size_t most) {
   HttpConnection& c = **static_cast<std::shared_ptr<HttpConnection>*>(cls);
@@ -117,10 +130,7 @@ void HttpExchange::respond(int status, std::string_view content_type, std::strin
                            const HttpHeaders& extra) {
   if (answered_) return;
   answered_ = true;
-  queue(status,
-        response_with(MHD_create_response_from_buffer(body.size(), const_cast<char*>(body.data()),
-                                                      MHD_RESPMEM_MUST_COPY),
-                      content_type, extra));
+  queue(status, whole_response(body, content_type, extra));
 }
 
 // The answer goes to the library, which then has the connection back.
@@ -192,7 +202,6 @@ struct HttpServer::Impl {
   Handler handler;
   ErrorBody error_body;
   MHD_Daemon* daemon = nullptr;
-  std::atomic<std::size_t> open = 0;
 
   std::mutex mutex;  // what follows
   std::condition_variable changed;
@@ -253,11 +262,7 @@ struct HttpServer::Impl {
   // An answer of the server's own: an error the caller words.
   MHD_Result refuse(MHD_Connection* c, int status, const std::string& message,
                     const HttpHeaders& extra) {
-    const std::string body = error_body(status, message);
-    MHD_Response* response =
-        response_with(MHD_create_response_from_buffer(body.size(), const_cast<char*>(body.data()),
-                                                      MHD_RESPMEM_MUST_COPY),
-                      "application/json", extra);
+    MHD_Response* response = whole_response(error_body(status, message), "application/json", extra);
     const MHD_Result queued = MHD_queue_response(c, static_cast<unsigned>(status), response);
     MHD_destroy_response(response);
     return queued;
@@ -316,9 +321,7 @@ struct HttpServer::Impl {
         return refuse(c, 503, "the server is busy: try again in a second", {{"Retry-After", "1"}});
       }
       ++handlers;
-      const MHD_ConnectionInfo* info =
-          MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-      call.answer = std::make_shared<HttpConnection>(c, info ? info->connect_fd : -1);
+      call.answer = std::make_shared<HttpConnection>(c, socket_of(c));
       handled.insert(call.answer);
       MHD_suspend_connection(c);
       jobs.emplace_back([this, request = std::move(call.request), answer = call.answer] {
@@ -361,15 +364,10 @@ struct HttpServer::Impl {
 
   void on_connection(MHD_Connection* c, MHD_ConnectionNotificationCode what) {
     const std::lock_guard lock(watch_mutex);
-    if (what == MHD_CONNECTION_NOTIFY_STARTED) {
-      const MHD_ConnectionInfo* info =
-          MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-      if (info) watches[c] = {info->connect_fd, Clock::now() + settings.timeout};
-      ++open;
-    } else {
+    if (what == MHD_CONNECTION_NOTIFY_STARTED)
+      watches[c] = {socket_of(c), Clock::now() + settings.timeout};
+    else
       watches.erase(c);
-      --open;
-    }
   }
 };
 
@@ -468,7 +466,8 @@ void HttpServer::stop() {
 }
 
 std::size_t HttpServer::open_connections() const {
-  return impl_->open.load();
+  const std::lock_guard lock(impl_->watch_mutex);
+  return impl_->watches.size();  // every open connection is watched
 }
 
 }  // namespace tang
