@@ -437,7 +437,10 @@ void HttpServer::stop() {
   std::unique_lock lock(s.mutex);
   if (s.stopping) return;
   s.stopping = true;
-  for (const std::shared_ptr<HttpConnection>& c : s.handled) {  // every handler ends soon
+  // the handlers get kStopWait to finish their answers (a stream its last events), then
+  // every one still running is told its client has gone, and ends soon
+  s.changed.wait_for(lock, kStopWait, [&] { return s.handlers == 0; });
+  for (const std::shared_ptr<HttpConnection>& c : s.handled) {
     const std::lock_guard answer_lock(c->mutex);
     c->gone = true;
     c->drained.notify_all();

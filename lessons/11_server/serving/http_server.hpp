@@ -95,8 +95,9 @@ class HttpServer {
   int bind(const std::string& host, int port);
   // Waits until stop().
   void serve();
-  // From any thread: stop taking connections, tell every handler its client
-  // has gone, wait for them, give the answers 2 s to be written, close.
+  // From any thread: stop taking requests, give the handlers 2 s to finish, tell
+  // those still running that their clients have gone, wait for them, give the
+  // answers 2 s to be written, close.
   void stop();
   std::size_t open_connections() const;
 
