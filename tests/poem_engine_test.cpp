@@ -230,16 +230,13 @@ TEST(PoemEngine, SixteenAtOnceShareTheirOpening) {
   tang::EngineOptions options;
   tang::PagedEngine engine(model, options);
   std::vector<tang::PoemRequest> requests(16);
-  std::vector<tang::PagedEngine::TextId> texts;
   for (std::size_t i = 0; i < requests.size(); ++i) {
     requests[i].opening = "白日依山尽，黄河入海流。欲穷千里目，";
     requests[i].seed = 500 + i;
     requests[i].max_chars = 12;
-    texts.push_back(engine.open().value());
   }
   const std::vector<tang::ServedPoem> served =
-      tang::serve_poems(engine, texts, requests, [](std::size_t, const auto&) { return true; });
-  for (const tang::PagedEngine::TextId t : texts) engine.close(t);
+      tang::serve_poems(engine, requests, [](std::size_t, const auto&) { return true; });
   for (std::size_t i = 0; i < requests.size(); ++i)
     EXPECT_EQ(served[i].poem, tang::write_alone(model, requests[i])) << "request " << i;
   const tang::EngineCounters c = engine.stats().counters;
@@ -313,22 +310,55 @@ TEST(PoemEngine, AStoppedStreamGivesItsBlocksBackAndTheOthersGoOn) {
   expect_every_block_back(engine);
 }
 
+// A writer that holds the engine's thread at its first draw until let go (10 s
+// at most), then writes one character: its text runs as long as the test wants.
+class HeldWriter : public tang::Writer {
+ public:
+  explicit HeldWriter(std::shared_future<void> go) : go_(std::move(go)) {}
+  std::span<const tang::TokenId> context() const override { return context_; }
+  void take(std::span<const float>) override {
+    go_.wait_for(std::chrono::seconds(10));
+    context_.push_back(0);
+  }
+  bool done() const override { return context_.size() > 1; }
+
+ private:
+  std::shared_future<void> go_;
+  std::vector<tang::TokenId> context_ = {0};
+};
+
 TEST(PoemEngine, AFullEngineRefusesAndAStoppedOneTakesNothing) {
   NEED_SHIPPED_MODEL();
+  std::promise<void> go;
+  const std::shared_future<void> held = go.get_future().share();
+  HeldWriter a(held), b(held), c(held);
+  std::atomic<int> ended = 0;
   tang::EngineOptions options;
   options.max_texts = 2;
-  tang::PagedEngine engine(model, options);
-  const auto a = engine.open(), b = engine.open();
-  ASSERT_TRUE(a && b);
-  EXPECT_FALSE(engine.open()) << "two texts are open";
+  tang::PagedEngine engine(model, options);  // last: it ends its texts before their writers go
+  const auto wait_for = [&](int n) {
+    for (int i = 0; i < 2000 && ended < n; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return ended.load();
+  };
+  const auto start = [&](std::vector<tang::Writer*> writers) {
+    std::vector<tang::PagedEngine::Start> starts;
+    for (tang::Writer* w : writers) starts.push_back({w, [&](const tang::TextEnd&) { ++ended; }});
+    return engine.start(std::move(starts));
+  };
+  ASSERT_FALSE(start({&a, &b, &c})) << "three at once are more than two";
+  ASSERT_TRUE(start({&a, &b}));
+  ASSERT_FALSE(start({&c})) << "two texts are running";
   tang::PoemRequest r;
   EXPECT_THROW(tang::serve_poem(engine, r, [](const auto&) { return true; }), tang::EngineBusy);
-  engine.close(*a);
-  EXPECT_TRUE(engine.open());
+  EXPECT_EQ(engine.stats().open_texts, 2u);
+  go.set_value();
+  ASSERT_EQ(wait_for(2), 2);
+  EXPECT_TRUE(start({&c})) << "both ended: their places are free";
   engine.stop_taking();
-  engine.close(*b);
-  EXPECT_FALSE(engine.open());
-  EXPECT_GE(engine.stats().counters.texts_refused, 2u);
+  EXPECT_FALSE(start({&a}));
+  EXPECT_EQ(engine.stats().counters.texts_refused, 6u);
+  EXPECT_EQ(wait_for(3), 3) << "c ends before its writer goes";
 }
 
 // A served step is predicted as its forward passes plus the overhead for the
@@ -360,14 +390,9 @@ TEST(PoemEngine, AnOpeningsFirstCharacterIsPredictedAtItsPiece) {
   std::vector<tang::PoemRequest> requests(2);
   requests[0].opening = "春风";
   requests[1].opening = "明月";  // no block in common: both computed, one piece each
-  std::vector<tang::PagedEngine::TextId> texts;
-  for (tang::PoemRequest& r : requests) {
-    r.max_chars = 3;
-    texts.push_back(engine.open().value());
-  }
+  for (tang::PoemRequest& r : requests) r.max_chars = 3;
   const std::vector<tang::ServedPoem> served =
-      tang::serve_poems(engine, texts, requests, [](std::size_t, const auto&) { return true; });
-  for (const tang::PagedEngine::TextId t : texts) engine.close(t);
+      tang::serve_poems(engine, requests, [](std::size_t, const auto&) { return true; });
   // one step: the two pieces, each drawing (2 ms of overhead, 1 each); then two
   // batched steps of both (1 ms and 2 ms of overhead each)
   EXPECT_NEAR(served[0].predicted.first_seconds, 0.002, 1e-12) << "its piece and its draw";
@@ -484,7 +509,8 @@ TEST(PoemEngine, BadRequestsAreNamedBeforeAnyWork) {
             std::string::npos);
 }
 
-// Starting several texts at once is all or none: one bad place, and none starts.
+// Starting several texts at once is all or none: one without its writer, and
+// none starts.
 TEST(PoemEngine, StartingSeveralIsAllOrNone) {
   NEED_SHIPPED_MODEL();
   tang::PagedEngine engine(model, tang::EngineOptions{});
@@ -492,27 +518,19 @@ TEST(PoemEngine, StartingSeveralIsAllOrNone) {
   r.opening = "春风";
   r.max_chars = 4;
   const std::unique_ptr<tang::RequestWriter> a = tang::RequestWriter::make(model.tokenizer(), r);
-  const std::unique_ptr<tang::RequestWriter> b = tang::RequestWriter::make(model.tokenizer(), r);
-  const tang::PagedEngine::TextId text = engine.open().value();
   int ended = 0;
-  std::vector<tang::PagedEngine::Start> twice;
-  twice.push_back({text, a.get(), [&](const tang::TextEnd&) { ++ended; }});
-  twice.push_back({text, b.get(), [&](const tang::TextEnd&) { ++ended; }});
-  EXPECT_THROW(engine.start(std::move(twice)), std::invalid_argument);
-  std::vector<tang::PagedEngine::Start> unknown;
-  unknown.push_back({text, a.get(), [&](const tang::TextEnd&) { ++ended; }});
-  unknown.push_back({text + 1000, b.get(), [&](const tang::TextEnd&) { ++ended; }});
-  EXPECT_THROW(engine.start(std::move(unknown)), std::invalid_argument);
-  EXPECT_EQ(engine.stats().counters.answers, 0u) << "nothing was written";
-  // the place is still free to start
+  std::vector<tang::PagedEngine::Start> one_missing;
+  one_missing.push_back({a.get(), [&](const tang::TextEnd&) { ++ended; }});
+  one_missing.push_back({nullptr, [&](const tang::TextEnd&) { ++ended; }});
+  EXPECT_THROW(engine.start(std::move(one_missing)), std::invalid_argument);
+  EXPECT_EQ(engine.stats().open_texts, 0u) << "nothing started";
   std::promise<void> done;
   std::vector<tang::PagedEngine::Start> once;
-  once.push_back({text, a.get(), [&](const tang::TextEnd&) { done.set_value(); }});
-  engine.start(std::move(once));
+  once.push_back({a.get(), [&](const tang::TextEnd&) { done.set_value(); }});
+  ASSERT_TRUE(engine.start(std::move(once)));
   done.get_future().wait();
   EXPECT_EQ(ended, 0);
   EXPECT_EQ(a->poem(), tang::write_alone(model, r));
-  engine.close(text);
 }
 
 }  // namespace

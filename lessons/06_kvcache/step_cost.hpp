@@ -38,6 +38,10 @@ struct StepWork {
   std::size_t keys = 1;         // keys attended per layer, summed over the rows
   std::size_t draws = 1;        // characters drawn
   bool operator==(const StepWork&) const = default;
+  StepWork& operator+=(const StepWork& o) {  // two texts' work in one forward pass
+    rows += o.rows, output_rows += o.output_rows, keys += o.keys, draws += o.draws;
+    return *this;
+  }
 };
 
 // A step of one text without the cache: its window of k positions again.

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <exception>
 #include <functional>
+#include <stdexcept>
+#include <string>
 
 #include "06_kvcache/step_cost.hpp"  // StepWork
 #include "11_server/block_pool.hpp"  // PoolCounts
@@ -17,7 +19,7 @@ struct EngineOptions {
   std::size_t block_size = 16;     // positions a block holds
   std::size_t max_batch = 64;      // texts written at once, the rest wait (1: one at a time)
   std::size_t prefill_chunk = 64;  // positions of openings computed per step
-  std::size_t max_texts = 256;     // texts open at once; open() refuses more
+  std::size_t max_texts = 256;     // texts running at once; start() refuses more
   bool reuse_prefixes = true;      // take cached blocks of a matching opening
   // The cost model (step_clock.hpp): the time a forward pass of this work
   // should take, and what a step in which this many writers draw costs besides
@@ -25,6 +27,17 @@ struct EngineOptions {
   std::function<double(const StepWork&)> predict_ms;
   std::function<double(std::size_t texts)> step_overhead_ms;
 };
+
+// `o`, or std::invalid_argument when they cannot run a model of `context` positions.
+inline const EngineOptions& checked(const EngineOptions& o, std::size_t context) {
+  if (o.blocks * o.block_size < context)
+    throw std::invalid_argument("PagedEngine: the pool must hold one whole context (" +
+                                std::to_string((context + o.block_size - 1) / o.block_size) +
+                                " blocks)");
+  if (o.max_batch == 0 || o.prefill_chunk == 0 || o.max_texts == 0)
+    throw std::invalid_argument("PagedEngine: max_batch, prefill_chunk and max_texts must be > 0");
+  return o;
+}
 
 // What the cost model says a text's times should have been: the predicted time
 // of the steps from its start to its first draw, and to its last.
@@ -34,7 +47,7 @@ struct PredictedTimes {
 
 // How a text ended: done (neither below), cancelled, or failed.
 struct TextEnd {
-  bool cancelled = false;      // cancel(), cancel_all(), close() or the engine's end
+  bool cancelled = false;      // cancel(), cancel_all() or the engine's end
   std::exception_ptr failure;  // what a step of it threw (its blocks are back)
   PredictedTimes predicted;    // with predict_ms
 };
@@ -56,7 +69,7 @@ struct EngineCounters {
   std::size_t copied_blocks = 0;       // part-filled blocks copied from a running text
   std::size_t preemptions = 0;
   std::size_t most_blocks_in_use = 0;
-  std::size_t texts_opened = 0, texts_refused = 0, texts_cancelled = 0;
+  std::size_t texts_started = 0, texts_refused = 0;
   double compute_seconds = 0;  // in forward passes
 
   // A text starts computing its opening of `window` positions, `taken` of them
@@ -68,12 +81,17 @@ struct EngineCounters {
     reused_blocks += blocks;
     prefix_hits += taken > 0;
   }
+  // A step with a batch of `texts` texts.
+  void count_batch(std::size_t texts) {
+    ++batched_steps, batched_rows += texts;
+    largest_batch = texts > largest_batch ? texts : largest_batch;
+  }
 };
 
 struct EngineStats {
   EngineCounters counters;
   PoolCounts pool;
-  std::size_t open_texts = 0;
+  std::size_t open_texts = 0;  // started and not ended
   // the cost model's time of every step so far, and of it the overhead's part
   double predicted_seconds = 0, predicted_overhead_seconds = 0;
 };

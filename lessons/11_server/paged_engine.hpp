@@ -1,27 +1,15 @@
-// paged_engine.hpp: continuous batching over the paged cache, as one loop.
-//
-// Every open request is a Writer (common/generate.hpp: lesson 04's poem, 05's
-// acrostic, 07's verse at width 1). The engine's thread loops:
-//
-//   1. schedule: the texts one position from their next draw form the batch;
-//      openings compute pieces (prefill_chunk positions in all, the oldest
-//      first) after taking what the pool holds of them (prefix_reuse.hpp);
-//      when the pool is full, the newest text gives its blocks back;
-//   2. run: each piece on its own, then one forward pass for the batch;
-//   3. hand out: each writer takes its row and draws at once; a text that is
-//      done ends, and its blocks go back to the pool.
-//
-// Every row is computed on its own, so a text's logits are lesson 06's, bit
-// for bit, whatever else is in the batch.
+// paged_engine.hpp: continuous batching over the paged cache, as one loop
+// (run(): schedule, run the forward passes, hand each writer its row). Every
+// running request is a Writer (common/generate.hpp: lesson 04's poem, 05's
+// acrostic, 07's verse at width 1). Every row is computed on its own, so a
+// text's logits are lesson 06's, bit for bit, whatever else is in the batch.
 #pragma once
 
 #include <condition_variable>
-#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <thread>
 #include <vector>
 
@@ -36,38 +24,30 @@ namespace tang {
 
 class PagedEngine {
  public:
-  using TextId = std::uint64_t;
   using OnEnd = std::function<void(const TextEnd&)>;
 
   PagedEngine(const GPT& model, const EngineOptions& options);
   ~PagedEngine();  // ends every running text as cancelled, stops the loop
-  PagedEngine(const PagedEngine&) = delete;
-  PagedEngine& operator=(const PagedEngine&) = delete;
 
-  // A place for a new text, or nothing when max_texts are open or the engine
-  // stopped taking texts.
-  std::optional<TextId> open();
-  // The engine writes `text` with `writer` on its thread until it is done,
-  // cancelled or failed; then calls `on_end` once, without its lock (on the
-  // caller's thread, at once, when the engine is stopping). `writer` must live
-  // until then. Several texts started together (a request's n choices) join
-  // the same step: the later ones take the first's opening from the pool.
+  // Starts every writer (a request's n choices join the same step), or none
+  // (false) when more than max_texts would run or the engine stopped taking
+  // texts. Each is written until done, cancelled or failed; then its on_end is
+  // called once, without the engine's lock. A writer must live until then.
   struct Start {
-    TextId text;
     Writer* writer;
     OnEnd on_end;
   };
-  void start(std::vector<Start> starts);
-  void cancel(TextId text);  // it ends at the next step, its blocks back to the pool
-  void close(TextId text);   // its place is free again (cancelled first if running)
-  void stop_taking();        // open() gives nothing from now on; running texts go on
+  bool start(std::vector<Start> starts);
+  void cancel(const Writer* writer);  // its text ends at the next step, its blocks back to the pool
+  void stop_taking();                 // start() refuses from now on; running texts go on
   void cancel_all();
   EngineStats stats() const;
-  const EngineOptions& options() const { return options_; }
   const GPT& model() const { return model_; }
 
  private:
+  using TextId = std::size_t;  // in order of start
   struct Text;
+  struct Pass;
   struct Plan;
   using Ending = std::pair<OnEnd, TextEnd>;
   void run();
@@ -76,7 +56,6 @@ class PagedEngine {
   void count(const Plan& plan);         // under it
   std::vector<Ending> collect_ended();  // under it
   bool make_room(Text& text, std::size_t positions);
-  void cancel(Text& text);
 
   const GPT& model_;
   EngineOptions options_;

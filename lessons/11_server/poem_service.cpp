@@ -140,9 +140,9 @@ class StreamedWriter : public Writer {
 }  // namespace
 
 std::vector<ServedPoem> serve_poems(
-    PagedEngine& engine, std::span<const PagedEngine::TextId> texts,
-    std::span<const PoemRequest> requests,
-    const std::function<bool(std::size_t, const WrittenCharacter&)>& on_character) {
+    PagedEngine& engine, std::span<const PoemRequest> requests,
+    const std::function<bool(std::size_t, const WrittenCharacter&)>& on_character,
+    const std::function<void()>& on_started) {
   const Tokenizer& tokenizer = engine.model().tokenizer();
   const Clock::time_point start = Clock::now();
   const auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
@@ -153,15 +153,16 @@ std::vector<ServedPoem> serve_poems(
   for (std::size_t i = 0; i < requests.size(); ++i)
     writers.push_back(std::make_unique<StreamedWriter>(tokenizer, requests[i], i, *queue));
   std::vector<ServedPoem> served(requests.size());
-  std::size_t running = 0;  // started, not ended: their writers and the queue must stay
+  std::vector<PagedEngine::Start> starts;
+  for (std::size_t i = 0; i < requests.size(); ++i)
+    starts.push_back({writers[i].get(), [queue, i](const TextEnd& how) {
+                        queue->push({i, {}, 0, {}, how});
+                      }});
+  if (!engine.start(std::move(starts)))
+    throw EngineBusy("the server is writing as many poems as it takes; try again soon");
+  std::size_t running = requests.size();  // started, not ended: their writers and the queue stay
   try {
-    std::vector<PagedEngine::Start> starts;
-    for (std::size_t i = 0; i < requests.size(); ++i)
-      starts.push_back({texts[i], writers[i].get(), [queue, i](const TextEnd& how) {
-                          queue->push({i, {}, 0, {}, how});
-                        }});
-    engine.start(std::move(starts));  // all or none
-    running = requests.size();
+    if (on_started) on_started();
     while (running > 0) {
       Event e = queue->pop();
       ServedPoem& s = served[e.choice];
@@ -178,12 +179,12 @@ std::vector<ServedPoem> serve_poems(
           add_probabilities(e.character, e.token, e.logits, writers[e.choice]->temperature());
         if (!on_character(e.choice, e.character)) {
           s.stopped = true;
-          engine.cancel(texts[e.choice]);
+          engine.cancel(writers[e.choice].get());
         }
       }
     }
   } catch (...) {  // every started text ends before its writer goes
-    for (const PagedEngine::TextId text : texts) engine.cancel(text);
+    for (const auto& writer : writers) engine.cancel(writer.get());
     while (running > 0) running -= queue->pop().end.has_value();
     throw;
   }
@@ -199,16 +200,10 @@ ServedPoem serve_poem(PagedEngine& engine, const PoemRequest& request,
   if (const std::string problem = request_problem(request, engine.model().tokenizer());
       !problem.empty())
     throw UserError(problem);
-  const std::optional<PagedEngine::TextId> text = engine.open();
-  if (!text) throw EngineBusy("the server is writing as many poems as it takes; try again soon");
-  struct Closer {
-    PagedEngine& engine;
-    PagedEngine::TextId text;
-    ~Closer() { engine.close(text); }
-  } closer{engine, *text};
-  ServedPoem served = std::move(
-      serve_poems(engine, {&*text, 1}, {&request, 1},
-                  [&](std::size_t, const WrittenCharacter& c) { return on_character(c); })[0]);
+  ServedPoem served =
+      std::move(serve_poems(engine, {&request, 1}, [&](std::size_t, const WrittenCharacter& c) {
+        return on_character(c);
+      })[0]);
   if (served.failure) std::rethrow_exception(served.failure);
   return served;
 }

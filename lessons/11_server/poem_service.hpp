@@ -57,14 +57,15 @@ struct EngineBusy : std::runtime_error {
 ServedPoem serve_poem(PagedEngine& engine, const PoemRequest& request,
                       const std::function<bool(const WrittenCharacter&)>& on_character);
 
-// Writes requests[i] through engine text texts[i] (opened by the caller, who
-// closes them), all at once, each character handed to on_character(i, c) on
-// this thread; false stops that poem only. A poem the engine failed on carries
+// Writes every request through `engine` at once (their texts start together
+// or not at all: EngineBusy), each character handed to on_character(i, c) on
+// this thread; false stops that poem only. `on_started` is called once the
+// engine took them, before any character. A poem the engine failed on carries
 // its failure. The requests passed request_problem.
 std::vector<ServedPoem> serve_poems(
-    PagedEngine& engine, std::span<const PagedEngine::TextId> texts,
-    std::span<const PoemRequest> requests,
-    const std::function<bool(std::size_t, const WrittenCharacter&)>& on_character);
+    PagedEngine& engine, std::span<const PoemRequest> requests,
+    const std::function<bool(std::size_t, const WrittenCharacter&)>& on_character,
+    const std::function<void()>& on_started = {});
 
 // The same poem without the engine: lesson 06's cached predictor, alone.
 std::string write_alone(const GPT& model, const PoemRequest& request);

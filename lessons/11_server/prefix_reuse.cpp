@@ -49,4 +49,10 @@ bool reuse_opening(PagedText& text, std::span<const TokenId> window,
   return copy_part_filled_block(text, window, others, pool);
 }
 
+bool same_first_block(std::span<const TokenId> a, std::span<const TokenId> b,
+                      std::size_t block_size) {
+  return a.size() > block_size && b.size() > block_size &&
+         std::equal(a.begin(), a.begin() + long(block_size), b.begin());
+}
+
 }  // namespace tang

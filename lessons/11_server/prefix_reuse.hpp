@@ -25,6 +25,10 @@ void take_cached_opening(PagedText& text, std::span<const TokenId> window, Block
 bool copy_part_filled_block(PagedText& text, std::span<const TokenId> window,
                             std::span<const PagedText* const> others, BlockPool& pool);
 
+// Whether two windows begin with the same full block (of `block_size` positions).
+bool same_first_block(std::span<const TokenId> a, std::span<const TokenId> b,
+                      std::size_t block_size);
+
 // Both, as the engine does for a new text; returns whether a block was copied.
 bool reuse_opening(PagedText& text, std::span<const TokenId> window,
                    std::span<const PagedText* const> others, BlockPool& pool);

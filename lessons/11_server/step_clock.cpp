@@ -2,19 +2,19 @@
 
 namespace tang {
 
-StepPrice StepClock::price(std::span<const StepWork> works, std::size_t pieces,
-                           std::size_t drawing) const {
+StepPrice StepClock::price(std::span<const StepWork> works) const {
   StepPrice p;
-  p.drawn_at_ms.assign(pieces, 0.0);
+  p.drawn_at_ms.assign(works.size(), 0.0);
   if (!on()) return p;
+  std::size_t drawing = 0, drawn = 0;
+  for (const StepWork& w : works) drawing += w.draws;
   if (overhead_) p.overhead_ms = overhead_(drawing);
-  // a piece that ends its opening draws after the works before it and its share
-  // of the overhead, before the batch runs
-  std::size_t drawn = 0;
+  // a pass's texts draw after the passes before it and their share of the
+  // overhead: a piece that ends its opening before the batch, the batch last
   for (std::size_t i = 0; i < works.size(); ++i) {
     p.ms += predict_(works[i]);
-    if (i < pieces && works[i].draws > 0)
-      p.drawn_at_ms[i] = p.ms + p.overhead_ms * double(++drawn) / double(drawing);
+    drawn += works[i].draws;
+    p.drawn_at_ms[i] = p.ms + (drawing ? p.overhead_ms * double(drawn) / double(drawing) : 0.0);
   }
   return p;
 }

@@ -20,7 +20,7 @@ namespace tang {
 
 struct StepPrice {
   double ms = 0, overhead_ms = 0;   // the forward passes; the rest of the step
-  std::vector<double> drawn_at_ms;  // (pieces) when a piece that ends its opening draws
+  std::vector<double> drawn_at_ms;  // (passes) when the texts of a pass draw
 };
 
 // When a text arrived and drew, in steps of the clock.
@@ -35,9 +35,9 @@ class StepClock {
   explicit StepClock(const EngineOptions& o)
       : predict_(o.predict_ms), overhead_(o.step_overhead_ms) {}
   bool on() const { return static_cast<bool>(predict_); }
-  // The step's works, the first `pieces` of them openings' pieces; `drawing`
-  // texts draw in it. Nothing without predict_ms; throws what the model throws.
-  StepPrice price(std::span<const StepWork> works, std::size_t pieces, std::size_t drawing) const;
+  // The step's forward passes, in the order they run. Nothing without
+  // predict_ms; throws what the model throws.
+  StepPrice price(std::span<const StepWork> works) const;
   void add(const StepPrice& step);  // the step ran
   std::size_t steps() const { return after_.size() - 1; }
   // `t` drew in the step just added, `at_ms` after its start.

@@ -12,8 +12,8 @@
 #include <sstream>
 #include <thread>
 
-#include "11_server/serving/completion_request.hpp"
 #include "11_server/poem_service.hpp"
+#include "11_server/serving/completion_request.hpp"
 #include "11_server/serving/stop_strings.hpp"
 #include "errors.hpp"
 #include "utf8.hpp"
@@ -326,29 +326,23 @@ void PoemHttpServer::complete(const HttpRequest& req, HttpExchange& exchange, bo
     answer(exchange, 404, "application/json", model_not_found(r.model));
     return;
   }
-  std::vector<PagedEngine::TextId> texts;  // (n) one engine text a choice
-  for (std::size_t i = 0; i < r.n; ++i) {
-    const std::optional<PagedEngine::TextId> text = engine_->open();
-    if (!text) {
-      for (PagedEngine::TextId t : texts) engine_->close(t);
-      answer(exchange, 503, "application/json",
-             error_body("the server is writing as many poems as it takes; try again in a moment",
-                        "", "server_busy"),
-             {{"Retry-After", "1"}});
-      return;
-    }
-    texts.push_back(*text);
-  }
   const std::size_t prompt = r.prompt_positions;
   const std::string echo = r.echo ? r.poem.opening : "";  // what every choice's text starts with
   const std::size_t echoed = utf8_split(echo).size();
   const std::string id = (chat ? "chatcmpl-" : "cmpl-") + metrics_->new_id();
   const std::time_t created = std::time(nullptr);
+  const auto busy = [&] {
+    answer(exchange, 503, "application/json",
+           error_body("the server is writing as many poems as it takes; try again in a moment", "",
+                      "server_busy"),
+           {{"Retry-After", "1"}});
+  };
   if (!r.stream) {
     // the poems stop when the client goes, though it has nothing to read yet
     std::vector<Written> choices(r.n);
-    write_choices(r, texts, choices,
-                  [&](std::size_t, const WrittenCharacter&) { return !exchange.gone(); });
+    if (!write_choices(r, choices,
+                       [&](std::size_t, const WrittenCharacter&) { return !exchange.gone(); }))
+      return busy();
     for (const Written& w : choices) {
       if (!w.served.failure) continue;
       std::string message = "the poem could not be written";
@@ -374,8 +368,6 @@ void PoemHttpServer::complete(const HttpRequest& req, HttpExchange& exchange, bo
     answer(exchange, 200, "application/json", body.dump() + "\n");
     return;
   }
-  exchange.start_stream("text/event-stream", {{"Cache-Control", "no-cache"}});
-  metrics_->answered(200);
   const auto send = [&](const Json& chunk) { return exchange.send(event(chunk)); };
   const auto one = [&](std::size_t i, const std::vector<WrittenCharacter>& written,
                        const std::string& echo, std::size_t offset, const Json& finish) {
@@ -384,20 +376,28 @@ void PoemHttpServer::complete(const HttpRequest& req, HttpExchange& exchange, bo
     chunk["choices"] = Json::array({choice(r, i, written, echo, offset, finish, true, tokenizer)});
     return chunk;
   };
-  for (std::size_t i = 0; i < r.n && r.chat; ++i) {  // chat's first event: who speaks
-    Json first = head(r, id, created, true);
-    first["choices"] = Json::array({Json{{"index", i},
-                                         {"delta", {{"role", "assistant"}, {"content", ""}}},
-                                         {"logprobs", nullptr},
-                                         {"finish_reason", nullptr}}});
-    send(first);
-  }
-  for (std::size_t i = 0; i < r.n && !echo.empty(); ++i) send(one(i, {}, echo, 0, nullptr));
+  const auto begin = [&] {  // once the engine took the texts: the head, chat's role, the echo
+    exchange.start_stream("text/event-stream", {{"Cache-Control", "no-cache"}});
+    metrics_->answered(200);
+    for (std::size_t i = 0; i < r.n && r.chat; ++i) {  // chat's first event: who speaks
+      Json first = head(r, id, created, true);
+      first["choices"] = Json::array({Json{{"index", i},
+                                           {"delta", {{"role", "assistant"}, {"content", ""}}},
+                                           {"logprobs", nullptr},
+                                           {"finish_reason", nullptr}}});
+      send(first);
+    }
+    for (std::size_t i = 0; i < r.n && !echo.empty(); ++i) send(one(i, {}, echo, 0, nullptr));
+  };
   std::vector<Written> choices(r.n);
   std::vector<std::size_t> offsets(r.n, echoed);
-  write_choices(r, texts, choices, [&](std::size_t i, const WrittenCharacter& c) {
-    return send(one(i, {c}, "", offsets[i]++, nullptr));  // false: the client went away
-  });
+  const bool taken = write_choices(
+      r, choices,
+      [&](std::size_t i, const WrittenCharacter& c) {
+        return send(one(i, {c}, "", offsets[i]++, nullptr));  // false: the client went away
+      },
+      begin);
+  if (!taken) return busy();
   for (std::size_t i = 0; i < r.n; ++i) {
     Json last =
         one(i, {}, "", offsets[i], finish_reason(choices[i].served, choices[i].stop_string));
@@ -414,13 +414,13 @@ void PoemHttpServer::complete(const HttpRequest& req, HttpExchange& exchange, bo
   exchange.send("data: [DONE]\n\n");
 }
 
-// Writes choice i of `r` (seed + i) through engine text texts[i], all at once
-// (serve_poems); `on_character(i, c)` gets each character a choice may send
-// (stop strings held back), false when its client went away. Closes the texts.
-void PoemHttpServer::write_choices(
-    const CompletionRequest& r, const std::vector<PagedEngine::TextId>& texts,
-    std::vector<Written>& choices,
-    const std::function<bool(std::size_t, const WrittenCharacter&)>& on_character) {
+// Writes choice i of `r` (seed + i), all at once (serve_poems); `on_character(i,
+// c)` gets each character a choice may send (stop strings held back), false
+// when its client went away. False when the engine took none of them.
+bool PoemHttpServer::write_choices(
+    const CompletionRequest& r, std::vector<Written>& choices,
+    const std::function<bool(std::size_t, const WrittenCharacter&)>& on_character,
+    const std::function<void()>& on_started) {
   std::vector<PoemRequest> poems(r.n, r.poem);
   for (std::size_t i = 0; i < r.n; ++i) poems[i].seed = r.poem.seed + i;
   std::vector<StopStrings> stops(r.n, StopStrings(r.stop));
@@ -433,15 +433,16 @@ void PoemHttpServer::write_choices(
   };
   std::vector<ServedPoem> served;
   try {
-    served = serve_poems(*engine_, texts, poems, [&](std::size_t i, const WrittenCharacter& c) {
-      pass_on(i, stops[i].add(c));
-      return open[i] && !stops[i].matched();  // a stop string: the text ends here
-    });
-  } catch (...) {
-    for (PagedEngine::TextId t : texts) engine_->close(t);
-    throw;
+    served = serve_poems(
+        *engine_, poems,
+        [&](std::size_t i, const WrittenCharacter& c) {
+          pass_on(i, stops[i].add(c));
+          return open[i] && !stops[i].matched();  // a stop string: the text ends here
+        },
+        on_started);
+  } catch (const EngineBusy&) {
+    return false;
   }
-  for (PagedEngine::TextId t : texts) engine_->close(t);
   for (std::size_t i = 0; i < r.n; ++i) {
     Written& w = choices[i];
     w.served = std::move(served[i]);
@@ -453,6 +454,7 @@ void PoemHttpServer::write_choices(
     }
     metrics_->served(w.served);
   }
+  return true;
 }
 
 std::vector<ServedPoem> PoemHttpServer::served() const {

@@ -24,10 +24,10 @@
 #include <string>
 #include <vector>
 
-#include "11_server/serving/completion_request.hpp"
-#include "11_server/serving/http_server.hpp"
 #include "11_server/paged_engine.hpp"
 #include "11_server/poem_service.hpp"
+#include "11_server/serving/completion_request.hpp"
+#include "11_server/serving/http_server.hpp"
 
 namespace tang {
 
@@ -70,9 +70,10 @@ class PoemHttpServer {
               const HttpHeaders& extra = {});
   // POST /v1/completions (chat false) and /v1/chat/completions (chat true).
   void complete(const HttpRequest& req, HttpExchange& exchange, bool chat);
-  void write_choices(const CompletionRequest& r, const std::vector<PagedEngine::TextId>& texts,
-                     std::vector<Written>& choices,
-                     const std::function<bool(std::size_t, const WrittenCharacter&)>& on_character);
+  // false: the engine takes no more texts (nothing was written or called)
+  bool write_choices(const CompletionRequest& r, std::vector<Written>& choices,
+                     const std::function<bool(std::size_t, const WrittenCharacter&)>& on_character,
+                     const std::function<void()>& on_started = {});
   std::string error_answer(int status, const std::string& message);  // the HTTP layer's
   const GPT& model_;
   ServerSettings settings_;

@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
     if (!signalled) kill(getpid(), SIGTERM);  // it stopped on its own: wake the waiting thread
     signals.join();
     const EngineStats s = server.engine().stats();
-    std::cout << "poem_server: stopped after " << s.counters.texts_opened << " poems; "
+    std::cout << "poem_server: stopped after " << s.counters.texts_started << " poems; "
               << s.pool.in_use << " blocks in use" << std::endl;
     return 0;
   });
