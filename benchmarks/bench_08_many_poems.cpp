@@ -90,20 +90,6 @@ const StoredWeights& stored(WeightFormat format) {
   return *w;
 }
 
-// A product under the hood on the model's fp32 weights, measured into the same profile
-// as the lesson's loops: `product` is fast::matmul_forward's signature.
-using Fp32Product = void (*)(float*, const float*, const float*, const float*, std::size_t,
-                             std::size_t, std::size_t);
-LoopToMeasure fp32_loop(const char* name, Fp32Product product) {
-  return {name, [product](std::size_t rows, std::size_t cols) -> MatmulLoop {
-            auto weights = std::make_shared<std::vector<float>>(rows * cols);
-            Rng rng(7);
-            for (float& w : *weights) w = rng.uniform() - 0.5f;
-            return [weights, rows, cols, product](float* out, const float* in, std::size_t B) {
-              product(out, in, weights->data(), nullptr, B, cols, rows);
-            };
-          }};
-}
 // The tuned products of a decoding step (fast::matmul_forward: few_rows_matmul up to 32
 // rows), and fast::exact_matmul (the plain loop's own sums, six rows a weight read).
 constexpr const char* kTunedFp32Loop = "fp32 tuned";
@@ -113,8 +99,8 @@ constexpr const char* kExactFp32Loop = "fp32 exact";
 const MachineProfile& profile() {
   static const MachineProfile p = [] {
     std::vector<LoopToMeasure> loops = lesson_loops();
-    loops.push_back(fp32_loop(kTunedFp32Loop, fast::matmul_forward));
-    loops.push_back(fp32_loop(kExactFp32Loop, fast::exact_matmul));
+    loops.push_back(fp32_product_loop(kTunedFp32Loop, fast::matmul_forward));
+    loops.push_back(fp32_product_loop(kExactFp32Loop, fast::exact_matmul));
     return load_or_measure_profile(default_profile_path(), loops, [](const std::string&) {});
   }();
   return p;

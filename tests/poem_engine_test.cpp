@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <future>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "11_server/request_writer.hpp"
 #include "11_server/step_overhead.hpp"
 #include "errors.hpp"
+#include "fast/fast.hpp"
 #include "options.hpp"
 #include "shipped_model.hpp"
 #include "utf8.hpp"
@@ -86,6 +88,68 @@ TEST(PoemEngine, ThirtyTwoAtOnceWriteWhatLessonSixWritesAlone) {
   const tang::EngineStats s = engine.stats();
   EXPECT_GT(s.counters.largest_batch, 8u) << "the texts were written together";
   expect_every_block_back(engine);
+}
+
+// A writer that keeps every row of logits it is handed, and the context it
+// was for, then draws as its request's writer does.
+class KeepingWriter : public tang::Writer {
+ public:
+  explicit KeepingWriter(std::unique_ptr<tang::RequestWriter> writer)
+      : writer_(std::move(writer)) {}
+  std::span<const tang::TokenId> context() const override { return writer_->context(); }
+  void take(std::span<const float> logits) override {
+    contexts.emplace_back(context().begin(), context().end());
+    rows.emplace_back(logits.begin(), logits.end());
+    writer_->take(logits);
+  }
+  bool done() const override { return writer_->done(); }
+  std::vector<std::vector<tang::TokenId>> contexts;
+  std::vector<std::vector<float>> rows;
+
+ private:
+  std::unique_ptr<tang::RequestWriter> writer_;
+};
+
+// How many of the rows 32 texts written at once were handed differ from the
+// rows the single-text writer computes alone, both with `matmul`.
+std::size_t rows_unlike_alone(const tang::GPT& model, tang::MatmulKernel matmul) {
+  tang::EngineOptions options;
+  options.matmul = matmul;
+  std::vector<std::unique_ptr<KeepingWriter>> writers;
+  for (const tang::PoemRequest& r : varied_requests(32))
+    writers.push_back(
+        std::make_unique<KeepingWriter>(tang::RequestWriter::make(model.tokenizer(), r)));
+  std::atomic<std::size_t> ended = 0;
+  {
+    tang::PagedEngine engine(model, options);
+    std::vector<tang::PagedEngine::Start> starts;
+    for (const auto& w : writers) starts.push_back({w.get(), [&](const auto&) { ++ended; }});
+    EXPECT_TRUE(engine.start(std::move(starts)));
+    for (int i = 0; i < 6000 && ended < writers.size(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    EXPECT_GT(engine.stats().counters.largest_batch, 8u) << "the texts were written together";
+  }
+  std::size_t unlike = 0;
+  for (const auto& w : writers) {
+    tang::CachedPredictor<tang::KernelMatrices> alone(model, tang::KernelMatrices(model, matmul));
+    for (std::size_t i = 0; i < w->rows.size(); ++i) {
+      const std::span<const float> row = alone.next_logits(w->contexts[i]);
+      unlike += !std::equal(row.begin(), row.end(), w->rows[i].begin());
+    }
+  }
+  return unlike;
+}
+
+// On the tuned path (poem_server --tuned) every product is few_rows_matmul,
+// which sums a row alike in any batch: every row of logits a served text takes
+// is the tuned single-text writer's, bit for bit. The benchmarks' tuned product
+// (the lesson's loop for one row, sgemm past 32) sums a row as its batch has
+// it: the same check finds its rows unlike.
+TEST(PoemEngine, OnTheTunedPathEveryRowIsTheTunedWritersAlone) {
+  NEED_SHIPPED_MODEL();
+  EXPECT_EQ(rows_unlike_alone(model, tang::fast::few_rows_matmul), 0u);
+  EXPECT_EQ(rows_unlike_alone(model, tang::ops::matmul_forward), 0u) << "the lesson's own path";
+  EXPECT_GT(rows_unlike_alone(model, tang::fast::matmul_forward), 0u);
 }
 
 // max_batch is how many texts are written at once: the others wait to start,

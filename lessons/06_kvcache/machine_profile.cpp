@@ -187,10 +187,14 @@ double MachineProfile::loop_gflops_at(const std::string& loop, std::size_t cols,
 }
 
 LoopToMeasure plain_fp32_loop() {
-  return {kPlainFp32Loop, [](std::size_t rows, std::size_t cols) -> MatmulLoop {
+  return fp32_product_loop(kPlainFp32Loop, ops::matmul_forward);
+}
+
+LoopToMeasure fp32_product_loop(const std::string& name, Fp32Product product) {
+  return {name, [product](std::size_t rows, std::size_t cols) -> MatmulLoop {
             auto weights = std::make_shared<std::vector<float>>(random_floats(rows * cols, 6));
-            return [weights, rows, cols](float* out, const float* in, std::size_t B) {
-              ops::matmul_forward(out, in, weights->data(), nullptr, B, cols, rows);
+            return [weights, rows, cols, product](float* out, const float* in, std::size_t B) {
+              product(out, in, weights->data(), nullptr, B, cols, rows);
             };
           }};
 }

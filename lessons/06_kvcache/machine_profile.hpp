@@ -74,6 +74,10 @@ inline constexpr std::size_t kProfileRows = 256;
 // The plain fp32 loop of lessons 01-07 (ops::matmul_forward), and its name.
 inline constexpr const char* kPlainFp32Loop = "fp32 plain";
 LoopToMeasure plain_fp32_loop();
+// Any product with ops::matmul_forward's signature, on fp32 weights, as `name`.
+using Fp32Product = void (*)(float* out, const float* inp, const float* weight, const float* bias,
+                             std::size_t N, std::size_t IC, std::size_t OC);
+LoopToMeasure fp32_product_loop(const std::string& name, Fp32Product product);
 
 // Measures bandwidth at working sets of 16 KB .. 256 MB, every loop at every
 // width and batch size, attention, GELU, LayerNorm and sampling. One thread;

@@ -10,7 +10,9 @@
 #include <string>
 
 #include "06_kvcache/step_cost.hpp"  // StepWork
-#include "11_server/block_pool.hpp"  // PoolCounts
+#include "11_server/block_pool.hpp"    // PoolCounts
+#include "11_server/step_kernels.hpp"  // MatmulKernel
+#include "ops.hpp"
 
 namespace tang {
 
@@ -21,6 +23,9 @@ struct EngineOptions {
   std::size_t prefill_chunk = 64;  // positions of openings computed per step
   std::size_t max_texts = 256;     // texts running at once; start() refuses more
   bool reuse_prefixes = true;      // take cached blocks of a matching opening
+  // The step's products (step_kernels.hpp): the lesson's loop, or a tuned one
+  // that sums a row alike whatever the batch (poem_server --tuned).
+  MatmulKernel matmul = ops::matmul_forward;
   // The cost model (step_clock.hpp): the time a forward pass of this work
   // should take, and what a step in which this many writers draw costs besides
   // (step_overhead.hpp). Given, every text's times are predicted too (TextEnd).

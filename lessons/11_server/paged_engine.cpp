@@ -5,7 +5,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include "06_kvcache/kv_cache.hpp"  // step_activations, ModelMatrices
+#include "11_server/step_kernels.hpp"  // KernelMatrices, 06_kvcache/kv_cache.hpp
 #include "11_server/prefix_reuse.hpp"
 
 namespace tang {
@@ -213,7 +213,7 @@ void PagedEngine::step(Plan& plan) {
       for (Text* t : p.texts) t->fail();
     return;
   }
-  const ModelMatrices<> m(model_);  // a view of the model's own floats
+  const KernelMatrices m(model_, options_.matmul);  // the model's own floats
   const std::size_t V = model_.config().vocab_size;
   for (const Pass& p : plan.passes) {
     std::vector<TokenId> tokens;    // (B * positions) each text's new characters

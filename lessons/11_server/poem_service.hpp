@@ -23,6 +23,7 @@
 #include "01_probabilities/next_char.hpp"  // Candidate
 #include "11_server/paged_engine.hpp"
 #include "11_server/poem_request.hpp"
+#include "11_server/step_kernels.hpp"
 #include "sampling.hpp"
 
 namespace tang {
@@ -67,7 +68,9 @@ std::vector<ServedPoem> serve_poems(
     const std::function<bool(std::size_t, const WrittenCharacter&)>& on_character,
     const std::function<void()>& on_started = {});
 
-// The same poem without the engine: lesson 06's cached predictor, alone.
-std::string write_alone(const GPT& model, const PoemRequest& request);
+// The same poem without the engine: lesson 06's cached predictor, alone, its
+// products `matmul` (the lesson's loop, or the engine's tuned one).
+std::string write_alone(const GPT& model, const PoemRequest& request,
+                        MatmulKernel matmul = ops::matmul_forward);
 
 }  // namespace tang

@@ -56,9 +56,10 @@ StepOverhead measure_step_overhead_in_process(const GPT& model) {
 }
 
 void predict_served_steps(EngineOptions& options, const GPTConfig& config,
-                          const MachineProfile& profile, const StepOverhead& overhead) {
-  options.predict_ms = [config, profile](const StepWork& w) {
-    const StepCost cost = predict_plain_step(config, w, profile);
+                          const MachineProfile& profile, const StepOverhead& overhead,
+                          const std::string& loop) {
+  options.predict_ms = [config, profile, loop](const StepWork& w) {
+    const StepCost cost = predict_step(config, w, profile, loop, 4.0);
     return cost.total_ms() - cost.sampling_ms;
   };
   options.step_overhead_ms = [overhead](std::size_t texts) { return overhead.ms(double(texts)); };

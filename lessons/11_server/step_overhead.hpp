@@ -22,6 +22,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -64,9 +65,10 @@ StepOverhead measure_step_overhead_in_process(const GPT& model);
 std::vector<PoemRequest> overhead_requests(std::size_t clients);
 
 // A step's prediction: its forward passes by lesson 06's cost model (the
-// plain fp32 loop) without the draws, which are the writers' and in the
-// overhead, plus `overhead` for the texts it answers. For EngineOptions.
+// profile's `loop` for the products) without the draws, which are the
+// writers' and in the overhead, plus `overhead` for the texts it answers.
 void predict_served_steps(EngineOptions& options, const GPTConfig& config,
-                          const MachineProfile& profile, const StepOverhead& overhead);
+                          const MachineProfile& profile, const StepOverhead& overhead,
+                          const std::string& loop = kPlainFp32Loop);
 
 }  // namespace tang

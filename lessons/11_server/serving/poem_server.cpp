@@ -17,6 +17,7 @@
 
 #include "11_server/serving/poem_http.hpp"
 #include "checkpoint.hpp"
+#include "fast/fast.hpp"  // few_rows_matmul
 #include "program.hpp"
 
 int main(int argc, char** argv) {
@@ -26,7 +27,7 @@ int main(int argc, char** argv) {
   std::string checkpoint = default_checkpoint_path();
   ServerSettings settings;
   settings.web_dir = TANG_WEB_DIR;
-  bool no_reuse = false;
+  bool no_reuse = false, tuned = false;
   double drain = 10;
   int timeout = 10;
   app.add_option("--checkpoint", checkpoint, "model file (safetensors)")->capture_default_str();
@@ -51,6 +52,9 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
   app.add_flag("--no-prefix-reuse", no_reuse, "compute every opening, even one the pool holds");
+  app.add_flag("--tuned", tuned,
+               "the tuned product (fused multiply-adds in the widest vectors, each row summed "
+               "alike in any batch): the poems of the tuned single-text writer, not lesson 06's");
   app.add_option("--timeout", timeout,
                  "seconds a connection has to send a whole request (from its last answer), and "
                  "a client to take more of its answer; then the server closes it, in [1, 600]")
@@ -67,6 +71,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 600.0));
   return run_program(argc, argv, app, [&] {
     settings.engine.reuse_prefixes = !no_reuse;
+    if (tuned) settings.engine.matmul = fast::few_rows_matmul;
     settings.http.timeout = std::chrono::seconds(timeout);
     // SIGINT and SIGTERM go to one thread that waits for them (every thread made
     // after this inherits the mask), never to a thread inside the engine

@@ -11,8 +11,10 @@
 // characters a second (measured, predicted by lesson 06's cost model for the
 // steps the engine ran, and the batch-of-one server's), the time to the first
 // character and per character (p50, p95, p99, from the client's side, with the
-// cost model's p50), and what the pool reused. Last, the first character of a
-// fresh request on an idle server and behind eight clients writing long poems.
+// cost model's p50), and what the pool reused. Then the tuned path (poem_server
+// --tuned) at 1 and 16 clients, batched and one at a time. Last, the first
+// character of a fresh request on an idle server and behind eight clients
+// writing long poems.
 //
 //   build/release/lessons/11_server/serve_bench                  64 requests a row
 //   build/release/lessons/11_server/serve_bench --requests 256 --tsv out.tsv
@@ -20,6 +22,7 @@
 #include <httplib.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -35,6 +38,7 @@
 #include "11_server/step_overhead.hpp"
 #include "checkpoint.hpp"
 #include "errors.hpp"
+#include "fast/fast.hpp"  // few_rows_matmul: the tuned path
 #include "number_text.hpp"
 #include "program.hpp"
 
@@ -42,6 +46,9 @@ namespace {
 
 using namespace tang;
 using Clock = std::chrono::steady_clock;
+
+// The tuned path's product in the machine profile.
+constexpr const char* kTunedLoop = "fp32 batch-invariant";
 
 // What one client saw of one streamed answer.
 struct Seen {
@@ -229,9 +236,10 @@ int main(int argc, char** argv) {
   return run_program(argc, argv, app, [&] {
     const GPT model = load_checkpoint(checkpoint);
     require_multi_head(model.config(), "lesson 11's paged cache");
-    const MachineProfile profile =
-        load_or_measure_profile(default_profile_path(), std::vector{plain_fp32_loop()},
-                                [](const std::string& note) { std::cout << "(" << note << ")\n"; });
+    const MachineProfile profile = load_or_measure_profile(
+        default_profile_path(),
+        std::vector{plain_fp32_loop(), fp32_product_loop(kTunedLoop, fast::few_rows_matmul)},
+        [](const std::string& note) { std::cout << "(" << note << ")\n"; });
     ServerSettings settings;
     settings.port = 0;
     settings.web_dir = TANG_WEB_DIR;
@@ -277,28 +285,24 @@ int main(int argc, char** argv) {
       const char* openings;
       Row batched, single;
     };
+    // a row: `clients` clients send `bodies` to a fresh server of `s`, after `clients`
+    // requests of its own (mixed openings, other seeds) that are not counted: its threads
+    // and memory are warm when the row starts
+    const auto row_on = [&](const ServerSettings& s, const std::vector<std::string>& bodies,
+                            std::size_t clients) {
+      RunningServer server(model, s);
+      run(server, request_bodies(clients, false, seed + 1000000), clients);
+      Row row = run(server, bodies, clients);
+      if (row.failed > 0) throw UserError(std::to_string(row.failed) + " requests failed");
+      return row;
+    };
     std::vector<Result> results;
     for (const Openings& kind : kinds) {
       const std::vector<std::string> bodies = request_bodies(requests, kind.shared, seed);
       settings.engine.reuse_prefixes = one_at_a_time.engine.reuse_prefixes = kind.reuse;
       for (const std::size_t clients : {1, 4, 16, 64}) {
-        Result r{clients, kind.name, {}, {}};
-        // each server first answers `clients` requests of its own (mixed openings, other
-        // seeds) that are not counted: its threads and memory are warm when the row starts
-        const std::vector<std::string> warm_up = request_bodies(clients, false, seed + 1000000);
-        {
-          RunningServer s(model, settings);
-          run(s, warm_up, clients);
-          r.batched = run(s, bodies, clients);
-        }
-        {
-          RunningServer s(model, one_at_a_time);
-          run(s, warm_up, clients);
-          r.single = run(s, bodies, clients);
-        }
-        if (r.batched.failed + r.single.failed > 0)
-          throw UserError(std::to_string(r.batched.failed + r.single.failed) + " requests failed");
-        results.push_back(std::move(r));
+        results.push_back({clients, kind.name, row_on(settings, bodies, clients),
+                           row_on(one_at_a_time, bodies, clients)});
       }
     }
     char line[320];
@@ -355,8 +359,33 @@ int main(int argc, char** argv) {
               << 1000 * percentile(b.per_character, 95) << "\n";
       }
     }
-    // a fresh request's first character, idle and behind eight long texts
+    // the tuned path: the same rows with every product few_rows_matmul
     settings.engine.reuse_prefixes = true;
+    ServerSettings tuned = settings;
+    tuned.engine.matmul = fast::few_rows_matmul;
+    predict_served_steps(tuned.engine, model.config(), profile, overhead, kTunedLoop);
+    ServerSettings tuned_one = tuned;
+    tuned_one.engine.max_batch = 1;
+    std::cout << "\nThe tuned path (poem_server --tuned: every product fast::few_rows_matmul, a "
+                 "row summed alike in any\nbatch), mixed openings, beside the lesson's path "
+                 "above:\n"
+                 "  clients   chars/s predicted  measured  measured/predicted   one at a time  x "
+                 "one   lesson's path  x lesson's\n";
+    const std::vector<std::string> mixed = request_bodies(requests, false, seed);
+    for (const std::size_t clients : {1, 16}) {
+      const Row b = row_on(tuned, mixed, clients), one = row_on(tuned_one, mixed, clients);
+      const double plain = std::find_if(results.begin(), results.end(), [&](const Result& r) {
+                             return r.clients == clients && std::string(r.openings) == "mixed";
+                           })->batched.chars_per_second();
+      const double predicted = double(b.characters) / b.predicted_seconds;
+      std::snprintf(line, sizeof line,
+                    "  %7zu  %18.0f  %8.0f  %18.2f   %13.0f  %5.2f   %13.0f  %10.2f\n", clients,
+                    predicted, b.chars_per_second(), b.chars_per_second() / predicted,
+                    one.chars_per_second(), b.chars_per_second() / one.chars_per_second(), plain,
+                    b.chars_per_second() / plain);
+      std::cout << line;
+    }
+    // a fresh request's first character, idle and behind eight long texts
     std::cout
         << "\nThe first character of a fresh request (opening 春风, one character; 30 sent one "
            "after another),\nin ms, p50 (the cost model's p50 in brackets) and p95: on a "
