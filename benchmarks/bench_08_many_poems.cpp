@@ -163,13 +163,14 @@ void BM_step(benchmark::State& state, WeightFormat format, bool ours) {
 }
 
 // The same step on the tuned path: lesson 06's cached forward over the model's own
-// fp32 weights multiplied by fast::matmul_forward (bench_writing.hpp's TunedMatrix).
+// fp32 weights multiplied by fast::matmul_forward, its GELU and draws tuned too
+// (bench_writing.hpp's TunedMatrices and tuned_draw).
 void BM_step_tuned(benchmark::State& state, bool ours) {
   constexpr std::size_t kCached = 64;
   const GPT& model = ours ? bench::course_model() : big_model();
-  const ModelMatrices<bench::TunedMatrix> matrices(model);
+  const bench::TunedMatrices matrices(model);
   const auto B = static_cast<std::size_t>(state.range(0));
-  BatchedStep<ModelMatrices<bench::TunedMatrix>> step(model, matrices, B, kCached, kSettings);
+  BatchedStep<bench::TunedMatrices> step(model, matrices, B, kCached, kSettings, bench::tuned_draw);
   bench::StepClock clock(state);
   for (auto _ : state) step.run();
   clock.finish(state, static_cast<double>(B), "chars_per_s", false);

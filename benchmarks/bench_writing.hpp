@@ -3,8 +3,9 @@
 //   make_predictor(model, path, use_cache)   the Predictor (common/generate.hpp) of a path:
 //       plain, cache     lesson 06's CachedPredictor with the plain kernels: the lesson path
 //       plain, no cache  common/generate.hpp's Recompute: what lessons 01-05 run
-//       tuned, cache     CachedPredictor over ModelMatrices<TunedMatrix> (below): the
-//                        matrix products by OpenBLAS, the rest as the lesson does it
+//       tuned, cache     CachedPredictor over TunedMatrices (below): the
+//                        matrix products by OpenBLAS, GELU by vector erf, the rest as
+//                        the lesson does it
 //       tuned, no cache  RecomputeWith (below): Recompute with fast::kernels()
 //   sampler_for(path, settings)   a Picker: lesson 03's sample_next (temperature, top-k,
 //                        the plain softmax, exercise 03's top-p, exercise 02's draw), or
@@ -30,9 +31,7 @@
 
 namespace tang::bench {
 
-// A weight matrix multiplied by the tuned product (fast::matmul_forward, OpenBLAS): lesson
-// 06's cached forward over ModelMatrices<TunedMatrix> is the tuned cached step. Its
-// LayerNorm, GELU and attention stay the lesson's (a few percent of a step).
+// A weight matrix multiplied by the tuned product (fast::matmul_forward, OpenBLAS).
 struct TunedMatrix {
   const float* weight;
   std::size_t rows, cols;
@@ -40,6 +39,21 @@ struct TunedMatrix {
     fast::matmul_forward(out, inp, weight, bias, N, cols, rows);
   }
 };
+
+// The tuned cached step's matrices: the model's own floats through TunedMatrix, and
+// its GELU through glibc's vector erf (fast::gelu_forward; lesson 06's forward
+// takes the matrices' own GELU, step_gelu). LayerNorm and attention stay the lesson's.
+struct TunedMatrices : ModelMatrices<TunedMatrix> {
+  using ModelMatrices<TunedMatrix>::ModelMatrices;
+  void gelu(float* out, const float* inp, std::size_t n) const { fast::gelu_forward(out, inp, n); }
+};
+
+// The tuned sampler (fast::sample_next: heap top-k, bisection top-p, vector
+// softmax), as BatchedStep's draw: the lesson's character up to the softmax's last bit.
+inline TokenId tuned_draw(std::span<float> logits, const SamplingSettings& settings, Rng& rng) {
+  thread_local fast::SamplerScratch scratch;
+  return fast::sample_next(logits, settings, rng, scratch);
+}
 
 // Lesson 06's cached forward of one text on a path, the last position's logits.
 inline View<2> forward_with_cache_on(Path path, const GPT& model, std::span<const TokenId> tokens,
@@ -49,7 +63,7 @@ inline View<2> forward_with_cache_on(Path path, const GPT& model, std::span<cons
     return forward_with_cache(model, ModelMatrices<>(model), tokens, caches, acts,
                               LogitsFor::kLastPosition);
   }
-  return forward_with_cache(model, ModelMatrices<TunedMatrix>(model), tokens, caches, acts,
+  return forward_with_cache(model, TunedMatrices(model), tokens, caches, acts,
                             LogitsFor::kLastPosition);
 }
 
@@ -73,7 +87,7 @@ class RecomputeWith : public Predictor {
 
 inline std::unique_ptr<Predictor> make_predictor(const GPT& model, Path path, bool use_cache) {
   if (use_cache && path == Path::kPlain) return std::make_unique<CachedPredictor<>>(model);
-  if (use_cache) return std::make_unique<CachedPredictor<ModelMatrices<TunedMatrix>>>(model);
+  if (use_cache) return std::make_unique<CachedPredictor<TunedMatrices>>(model);
   if (path == Path::kPlain) return std::make_unique<Recompute>(model);
   return std::make_unique<RecomputeWith>(model, fast::kernels());
 }

@@ -103,6 +103,16 @@ struct ModelMatrices {
   const GPT* model_;
 };
 
+// GELU over n numbers: the matrices' own, when they bring one (the benchmarks'
+// tuned step: glibc's vector erf), else the lesson's loop, ops::gelu_forward.
+template <class Matrices>
+void step_gelu(const Matrices& m, float* out, const float* inp, std::size_t n) {
+  if constexpr (requires { m.gelu(out, inp, n); })
+    m.gelu(out, inp, n);
+  else
+    ops::gelu_forward(out, inp, n);
+}
+
 // Activations for a cached step of up to `rows` new positions in all (B texts
 // x T characters each), with room for every row's logits.
 Activations step_activations(const GPTConfig& config, std::size_t rows);
@@ -164,7 +174,7 @@ View<2> forward_with_cache(const GPT& model, const Matrices& m, std::span<const 
     ops::layernorm_forward(L.ln2.data(), L.ln2_mean.data(), L.ln2_rstd.data(), L.residual2.data(),
                            lw.ln2_w, lw.ln2_b, N, C);
     lm.fc.matmul(L.fch.data(), L.ln2.data(), lw.fc_b, N);
-    ops::gelu_forward(L.fch_gelu.data(), L.fch.data(), N * 4 * C);
+    step_gelu(m, L.fch_gelu.data(), L.fch.data(), N * 4 * C);
     lm.fc_proj.matmul(L.residual3.data(), L.fch_gelu.data(), lw.fc_proj_b, N);
     ops::residual_forward(L.residual3.data(), L.residual2.data(), L.residual3.data(), N * C);
     x = L.residual3.data();

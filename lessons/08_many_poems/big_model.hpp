@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -28,16 +30,19 @@ GPT gpt2_small_shaped(const Tokenizer& tokenizer, std::uint64_t seed);
 // One batched decoding step of B texts whose caches hold `cached` positions each
 // (zeros: their values do not change the time), ready to run again and again.
 // `Matrices` multiplies, as lesson 06's forward_with_cache takes them: the
-// lesson's StoredWeights, or the benchmarks' tuned matrices.
+// lesson's StoredWeights, or the benchmarks' tuned matrices; `draw` draws each
+// text's character (lesson 03's sample_next, or the benchmarks' tuned one).
 template <class Matrices = StoredWeights>
 class BatchedStep {
  public:
+  using Draw = std::function<TokenId(std::span<float> logits, const SamplingSettings&, Rng&)>;
   BatchedStep(const GPT& model, const Matrices& weights, std::size_t B, std::size_t cached,
-              const SamplingSettings& settings)
+              const SamplingSettings& settings, Draw draw = plain_draw)
       : model_(model),
         weights_(weights),
         cached_(cached),
         settings_(settings),
+        draw_(std::move(draw)),
         caches_(B, KVCache(model.config())),
         acts_(step_activations(model.config(), B)),
         tokens_(B, 1) {
@@ -53,15 +58,19 @@ class BatchedStep {
         forward_with_cache(model_, weights_, tokens_, pointers_, acts_, LogitsFor::kLastPosition);
     for (std::size_t b = 0; b < tokens_.size(); ++b) {
       logits_.assign(all.data() + b * V, all.data() + (b + 1) * V);
-      tokens_[b] = sample_next(logits_, settings_, rng_);
+      tokens_[b] = draw_(logits_, settings_, rng_);
     }
   }
 
  private:
+  static TokenId plain_draw(std::span<float> logits, const SamplingSettings& s, Rng& rng) {
+    return sample_next(logits, s, rng);
+  }
   const GPT& model_;
   const Matrices& weights_;
   std::size_t cached_;
   SamplingSettings settings_;
+  Draw draw_;
   std::vector<KVCache> caches_;
   std::vector<KVCache*> pointers_;
   Activations acts_;  // B rows
