@@ -11,11 +11,14 @@
 #include "fast/fast.hpp"
 #include "fast/threads.hpp"
 #include "fast/vector_math.hpp"
+#include "ops.hpp"
 
 namespace tang::fast {
 
 void attention_forward(float* out, float* att, const float* qkv, std::size_t B, std::size_t T,
                        std::size_t C, std::size_t NH) {
+  // a short window: the plain loop (threads and BLAS cost more than they save)
+  if (T < kAttentionThreadsFrom) return ops::attention_forward(out, att, qkv, B, T, C, NH);
   const std::size_t HS = C / NH;
   const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
   const int t = static_cast<int>(T), hs = static_cast<int>(HS), c = static_cast<int>(C);
