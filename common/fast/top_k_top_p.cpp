@@ -14,16 +14,30 @@ float kth_largest(std::span<const float> values, std::size_t k, std::vector<floa
   if (k <= 64) {
     // One pass with the k largest so far in a min-heap (scratch.front() is the
     // smallest of them): most values lose a single comparison with it.
+    // One pass with the k largest so far in a min-heap (scratch.front() is the
+    // smallest of them). Most values lose to it, 16 at a time: a block is looked
+    // at one by one only when one of its values beats the heap's smallest.
     const auto greater = std::greater<float>();
     scratch.assign(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k));
     std::make_heap(scratch.begin(), scratch.end(), greater);
-    for (const float z : values.subspan(k)) {
-      if (z > scratch.front()) {
-        std::pop_heap(scratch.begin(), scratch.end(), greater);
-        scratch.back() = z;
-        std::push_heap(scratch.begin(), scratch.end(), greater);
-      }
+    const auto take = [&](float z) {
+      if (z <= scratch.front()) return;
+      std::pop_heap(scratch.begin(), scratch.end(), greater);
+      scratch.back() = z;
+      std::push_heap(scratch.begin(), scratch.end(), greater);
+    };
+    constexpr std::size_t kBlock = 16;
+    std::size_t i = k;
+    for (; i + kBlock <= values.size(); i += kBlock) {
+      const float smallest = scratch.front();
+      const float* block = values.data() + i;
+      int beats = 0;
+#pragma omp simd reduction(| : beats)
+      for (std::size_t j = 0; j < kBlock; ++j) beats |= block[j] > smallest;
+      if (beats)
+        for (std::size_t j = 0; j < kBlock; ++j) take(block[j]);
     }
+    for (; i < values.size(); ++i) take(values[i]);
     return scratch.front();
   }
   // For larger k, quickselect: nth_element puts the k-th largest in its place.
@@ -36,9 +50,10 @@ float kth_largest(std::span<const float> values, std::size_t k, std::vector<floa
 void top_k_filter(std::span<float> logits, std::size_t k, std::vector<float>& scratch) {
   if (k == 0 || k >= logits.size()) return;
   const float kth = kth_largest(logits, k, scratch);
-  for (float& z : logits) {
-    if (z < kth) z = -std::numeric_limits<float>::infinity();
-  }
+  // every value written back, chosen by a blend: storing only where z < kth
+  // compiles to a masked vector store, which this core runs slowly
+  const float minus_infinity = -std::numeric_limits<float>::infinity();
+  for (float& z : logits) z = z < kth ? minus_infinity : z;
 }
 
 namespace {
