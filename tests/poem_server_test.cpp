@@ -19,10 +19,11 @@
 #include <thread>
 #include <vector>
 
-#include "11_server/serving/completion_request.hpp"
 #include "11_server/load_run.hpp"
 #include "11_server/poem_service.hpp"
+#include "11_server/serving/completion_request.hpp"
 #include "11_server/serving/stop_strings.hpp"
+#include "fast/fast.hpp"
 #include "loopback.hpp"
 #include "shipped_model.hpp"
 #include "utf8.hpp"
@@ -536,9 +537,12 @@ TEST(PoemServer, ABodyReadsBackAsItsRequest) {
   }
 }
 
-TEST(PoemServer, ThirtyTwoStreamsAtOnceAreLessonSixsPoems) {
-  NEED_SHIPPED_MODEL();
-  Server server({});
+// 32 streams at once to poem_server started with `args`: each poem must be the
+// single-text writer's with the same product (`matmul`).
+void thirty_two_streams_are_the_writers_alone(const tang::GPT& model,
+                                              const std::vector<std::string>& args,
+                                              tang::MatmulKernel matmul) {
+  Server server(args);
   std::vector<tang::PoemRequest> requests(32);
   std::vector<json> bodies(32);
   const char* openings[] = {"", "春风", "明月", "山"};
@@ -576,12 +580,24 @@ TEST(PoemServer, ThirtyTwoStreamsAtOnceAreLessonSixsPoems) {
   }
   for (std::thread& t : clients) t.join();
   for (std::size_t i = 0; i < requests.size(); ++i) {
-    const std::string poem = tang::write_alone(model, requests[i]);
+    const std::string poem = tang::write_alone(model, requests[i], matmul);
     EXPECT_TRUE(streams[i].done) << "request " << i << " ends with [DONE]";
     EXPECT_EQ(requests[i].opening + streams[i].text, poem) << "request " << i;
     EXPECT_EQ(streams[i].last.value("poem", ""), poem) << "request " << i;
   }
   EXPECT_GT(metric(server, "tang_largest_batch"), 4) << "they were written together";
+}
+
+TEST(PoemServer, ThirtyTwoStreamsAtOnceAreLessonSixsPoems) {
+  NEED_SHIPPED_MODEL();
+  thirty_two_streams_are_the_writers_alone(model, {}, tang::ops::matmul_forward);
+}
+
+// --tuned: the tuned single-text writer's poems (the engine's test,
+// OnTheTunedPathEveryRowIsTheTunedWritersAlone, compares every row of logits).
+TEST(PoemServer, WithTunedThirtyTwoStreamsAtOnceAreTheTunedWritersPoems) {
+  NEED_SHIPPED_MODEL();
+  thirty_two_streams_are_the_writers_alone(model, {"--tuned"}, tang::fast::few_rows_matmul);
 }
 
 // A client that leaves before its (not streamed) answer stops its poems: the
