@@ -278,8 +278,8 @@ std::string PoemHttpServer::error_answer(int status, const std::string& message)
 
 void PoemHttpServer::answer(HttpExchange& exchange, int status, std::string_view type,
                             std::string_view body, const HttpHeaders& extra) {
+  metrics_->answered(status);  // first: a client that has its answer finds it counted
   exchange.respond(status, type, body, extra);
-  metrics_->answered(status);
 }
 
 void PoemHttpServer::route(const HttpRequest& req, HttpExchange& exchange) {
