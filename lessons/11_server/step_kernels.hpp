@@ -11,13 +11,13 @@
 
 #include <cstddef>
 
-#include "06_kvcache/kv_cache.hpp"  // ModelMatrices, Fp32Matrix
+#include "06_kvcache/kv_cache.hpp"         // ModelMatrices, Fp32Matrix
+#include "06_kvcache/machine_profile.hpp"  // Fp32Product
 
 namespace tang {
 
 // out (N, OC) = inp (N, IC) @ weight^T + bias, as ops::matmul_forward.
-using MatmulKernel = void (*)(float* out, const float* inp, const float* weight, const float* bias,
-                              std::size_t N, std::size_t IC, std::size_t OC);
+using MatmulKernel = Fp32Product;
 
 struct KernelMatrix {
   Fp32Matrix matrix;
