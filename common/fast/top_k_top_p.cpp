@@ -13,8 +13,6 @@ namespace tang::fast {
 float kth_largest(std::span<const float> values, std::size_t k, std::vector<float>& scratch) {
   if (k <= 64) {
     // One pass with the k largest so far in a min-heap (scratch.front() is the
-    // smallest of them): most values lose a single comparison with it.
-    // One pass with the k largest so far in a min-heap (scratch.front() is the
     // smallest of them). Most values lose to it, 16 at a time: a block is looked
     // at one by one only when one of its values beats the heap's smallest.
     const auto greater = std::greater<float>();

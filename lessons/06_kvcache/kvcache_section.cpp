@@ -44,7 +44,6 @@ void show_same_text(LessonContext& c, const SamplingSettings& settings) {
   c.out << "    " << show(c.model.tokenizer(), with.ids) << "\n";
 }
 
-// This machine's profile (machine_profile.hpp): read, or measured now when missing.
 // One cached step, matrix by matrix: which of the two limits sets each one's time.
 void show_one_step(LessonContext& c, const StepCost& step, std::size_t cached) {
   char line[160];
