@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 
 labels=(yours_02 yours_03 yours_03b yours_05 yours_06a yours_06b yours_06c yours_06d
         yours_07a yours_07b yours_08a yours_08b yours_09a yours_09b
-        yours_10a yours_10b yours_11a yours_11b yours_12)
+        yours_10a yours_10b yours_11a yours_11b yours_12 yours_13)
 build=build/release
 jobs="${JOBS:-$(nproc)}"
 

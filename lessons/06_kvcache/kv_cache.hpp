@@ -201,15 +201,19 @@ View<2> forward_with_cache(const GPT& model, std::span<const TokenId> tokens, st
 // to their positions, and the cache is rebuilt from the cropped window (the
 // same logits as Recompute gives, at the cost of one prefill per step).
 // `Cache` is what the cached forward keeps: this lesson's KVCache, or lesson
-// 10's SmallCache (a cache of the kind KVCache describes, with a `length`).
+// 10's SmallCache or lesson 13's (a cache of the kind KVCache describes, with a
+// `length` that the predictor sets to 0 to start again).
 template <class Matrices = ModelMatrices<>, class Cache = KVCache>
 class CachedPredictor : public Predictor {
  public:
   explicit CachedPredictor(const GPT& model) : CachedPredictor(model, Matrices(model)) {}
   CachedPredictor(const GPT& model, Matrices matrices)
+      : CachedPredictor(model, std::move(matrices), Cache(model.config())) {}
+  // A cache made by the caller (lesson 13's, which takes a format too).
+  CachedPredictor(const GPT& model, Matrices matrices, Cache cache)
       : model_(model),
         matrices_(std::move(matrices)),
-        cache_(model.config()),
+        cache_(std::move(cache)),
         acts_(model.config()) {
     seen_.reserve(model.config().block_size);
   }

@@ -1,0 +1,333 @@
+#include "13_cache_budget/cache_budget_section.hpp"
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <ostream>
+#include <sstream>
+
+#include "00_train/poem_dataset.hpp"
+#include "06_kvcache/kv_memory.hpp"
+#include "06_kvcache/machine_profile.hpp"
+#include "06_kvcache/step_cost.hpp"
+#include "10_cache_size/paired_runs.hpp"
+#include "11_server/engine_options.hpp"
+#include "13_cache_budget/budget_runs.hpp"
+#include "13_cache_budget/dropping_cache.hpp"
+#include "13_cache_budget/quantized_cache.hpp"
+#include "errors.hpp"
+#include "number_text.hpp"
+#include "spread.hpp"
+
+namespace tang {
+
+namespace {
+
+constexpr std::size_t kOpenings = 16, kOpeningLength = 8;  // greedy writing
+constexpr std::size_t kTimedAt = 100;                      // positions held when a step is timed
+
+struct CacheBudgetOptions {
+  std::size_t texts = 64;  // --budget-texts
+  std::string formats_text, budgets_text = "16,32,64";
+  std::vector<CacheFormat> formats;
+  std::vector<std::size_t> budgets;
+};
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
+  return parts;
+}
+
+double mean_of(const std::vector<double>& values) {
+  double sum = 0.0;
+  for (double v : values) sum += v;
+  return sum / static_cast<double>(values.size());
+}
+
+std::string with_error(const PairedDifference& d) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%+.4f ± %.4f", d.mean, d.standard_error);
+  return text;
+}
+
+// Part 1: every format, against lesson 06's float32 cache.
+void show_formats(LessonContext& c, const CacheBudgetOptions& o,
+                  const std::vector<std::vector<TokenId>>& texts,
+                  const std::vector<std::vector<float>>& log_probs) {
+  const GPT& model = c.model;
+  const GPTConfig& cfg = model.config();
+  const std::size_t T = cfg.block_size;
+  const double fp32_bytes = static_cast<double>(kv_cache_bytes_per_position(cfg));
+  c.out << "  Part 1: fewer bits. " << texts.size() << " texts of " << T
+        << " held-out characters, fed one a step; every position's next-character\n"
+           "  distribution against lesson 06's float32 cache: KL in nats, and the held-out loss's "
+           "difference,\n  paired by text, with its standard error over the texts; then greedy "
+           "writing from "
+        << kOpenings << " openings of\n  " << kOpeningLength
+        << " held-out characters to the end of the context: characters written before the "
+           "first one\n  that differs from lesson 06's (median and smallest of "
+        << kOpenings << "; " << T - kOpeningLength << " = all the same); and a step's time at "
+        << kTimedAt
+        << " positions held\n  (median and range of 7 runs of 100 steps) beside the cost model's "
+           "prediction.\n";
+  const MachineProfile profile = lesson_profile(c.out, std::vector{plain_fp32_loop()});
+  const double plain_us = predict_plain_step(cfg, cached_step(kTimedAt), profile).total_ms() * 1e3;
+  c.out << "    format          keys          values        a position  of fp32  KL (nats)  "
+           "loss vs fp32       verdict               greedy (least)  step us (range)      "
+           "predicted\n";
+  // lesson 06's greedy texts, the yardstick of the greedy column
+  std::vector<std::vector<TokenId>> lesson_texts;
+  for (std::size_t i = 0; i < kOpenings && i < texts.size(); ++i) {
+    CachedPredictor<> lesson(model);
+    lesson_texts.push_back(write_greedily(lesson, std::span(texts[i]).first(kOpeningLength), T));
+  }
+  std::vector<double> fp32_losses;
+  char line[320];
+  for (const CacheFormat& format : o.formats) {
+    std::vector<double> losses, references;
+    double kl = 0.0;
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      const TextScore s =
+          score_text_with(model, texts[i], log_probs[i], 0, QuantizedCache(cfg, format));
+      losses.push_back(s.loss);
+      references.push_back(s.reference);
+      kl += s.kl / static_cast<double>(texts.size());
+    }
+    const PairedDifference d = paired_difference(losses, references);
+    std::vector<double> matches;
+    for (std::size_t i = 0; i < lesson_texts.size(); ++i) {
+      QuantizedPredictor predictor(model, ModelMatrices<>(model), QuantizedCache(cfg, format));
+      const std::vector<TokenId> written =
+          write_greedily(predictor, std::span(texts[i]).first(kOpeningLength), T);
+      matches.push_back(static_cast<double>(matching_prefix(written, lesson_texts[i])));
+    }
+    const Spread greedy = spread_of(matches);
+    // a step's time at kTimedAt positions held, and its prediction
+    QuantizedCache cache(cfg, format);
+    const double rebuild_ns = cache.measure_rebuild_ns(25);
+    const double predicted_us =
+        plain_us + static_cast<double>(cache.dequantized_numbers(kTimedAt)) * rebuild_ns * 1e-3;
+    Activations acts = step_activations(cfg, 1);
+    const ModelMatrices<> matrices(model);
+    QuantizedCache* const caches[] = {&cache};
+    const auto step = [&](std::size_t p) {
+      cache.length = p;
+      forward_with_cache(model, matrices, std::span(texts[0]).subspan(p, 1), caches, acts,
+                         LogitsFor::kLastPosition);
+    };
+    for (std::size_t p = 0; p <= kTimedAt; ++p) step(p);
+    std::vector<double> runs;
+    for (int r = 0; r < 7; ++r) {
+      const auto start = std::chrono::steady_clock::now();
+      for (int i = 0; i < 100; ++i) step(kTimedAt);
+      runs.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+              .count() /
+          100.0);
+    }
+    const Spread us = spread_of(runs);
+    const double bytes = format.bytes_per_position(cfg);
+    const std::string verdict = format.is_float32() ? "lesson 06's bits"
+                                : d.mean == 0.0 && d.standard_error == 0.0
+                                    ? "the same"
+                                    : verdict_text(verdict_of(d));
+    std::snprintf(line, sizeof line,
+                  "    %-15s %-13s %-13s %10s  %6.1f%%  %9.6f  %-17s  %-20s  %4.0f  (%3.0f)   "
+                  "%6.1f (%.1f-%.1f)  %6.1f\n",
+                  format.name.c_str(), format.keys.name().c_str(), format.values.name().c_str(),
+                  human_bytes(bytes).c_str(), 100.0 * bytes / fp32_bytes, kl, with_error(d).c_str(),
+                  verdict.c_str(), greedy.median, greedy.low, us.median, us.low, us.high,
+                  predicted_us);
+    c.out << line;
+    c.out.flush();
+  }
+}
+
+// Part 2: where the heads look: the share of attention on the first positions.
+void show_first_positions(LessonContext& c, const std::vector<std::vector<TokenId>>& texts) {
+  const GPTConfig& cfg = c.model.config();
+  DroppingCache full(cfg, {KeepRule::kWindow, cfg.block_size});
+  Activations acts = step_activations(cfg, 1);
+  const ModelMatrices<> matrices(c.model);
+  DroppingCache* const caches[] = {&full};
+  for (const std::vector<TokenId>& text : texts) {
+    full.length = 0;
+    for (std::size_t p = 0; p < text.size(); ++p)
+      forward_with_cache(c.model, matrices, std::span(text).subspan(p, 1), caches, acts,
+                         LogitsFor::kLastPosition);
+  }
+  double even = 0.0;  // kSinkPositions / (p + 1), averaged over the queries counted
+  for (std::size_t p = DroppingCache::kFirstShareFrom; p < cfg.block_size; ++p)
+    even += static_cast<double>(kSinkPositions) / static_cast<double>(p + 1) /
+            static_cast<double>(cfg.block_size - DroppingCache::kFirstShareFrom);
+  c.out << "\n  Part 2: where the heads rest. The share of each head's attention that falls on "
+           "the first "
+        << kSinkPositions << " positions\n  of a text, for queries at position "
+        << DroppingCache::kFirstShareFrom << " or later (all " << texts.size()
+        << " texts; lesson 09 draws these maps whole). Spread evenly over\n  the positions "
+           "a query sees, they would draw "
+        << fixed(even, 3) << " on average.\n    layer";
+  for (std::size_t h = 0; h < cfg.n_head; ++h) c.out << "   head " << h;
+  c.out << '\n';
+  char cell[32];
+  for (std::size_t l = 0; l < cfg.n_layer; ++l) {
+    c.out << "    " << l << "    ";
+    for (std::size_t h = 0; h < cfg.n_head; ++h) {
+      std::snprintf(cell, sizeof cell, "   %6.3f", full.first_positions_share(l, h));
+      c.out << cell;
+    }
+    c.out << '\n';
+  }
+}
+
+// Part 3: caches that drop positions.
+void show_dropping(LessonContext& c, const CacheBudgetOptions& o,
+                   const std::vector<std::vector<TokenId>>& texts,
+                   const std::vector<std::vector<float>>& log_probs) {
+  const GPTConfig& cfg = c.model.config();
+  c.out << "\n  Part 3: fewer positions. The same texts through caches that keep at most a "
+           "budget of positions;\n  the loss over the positions past the budget (where "
+           "something was dropped), against the full\n  cache's on the same positions, paired by "
+           "text, with its standard error:\n"
+           "    rule     budget   kept     loss     full cache   difference          verdict\n";
+  char line[200];
+  for (const std::size_t budget : o.budgets) {
+    for (const KeepRule::Kind kind : {KeepRule::kWindow, KeepRule::kSinks, KeepRule::kHeavy}) {
+      const KeepRule rule{kind, budget};
+      std::vector<double> losses, references;
+      for (std::size_t i = 0; i < texts.size(); ++i) {
+        const TextScore s =
+            score_text_with(c.model, texts[i], log_probs[i], budget, DroppingCache(cfg, rule));
+        losses.push_back(s.loss);
+        references.push_back(s.reference);
+      }
+      const PairedDifference d = paired_difference(losses, references);
+      std::snprintf(line, sizeof line, "    %-8s %6zu   %5.1f%%   %6.4f   %6.4f       %-17s   %s\n",
+                    rule.name().c_str(), budget,
+                    100.0 * static_cast<double>(budget) / static_cast<double>(cfg.block_size),
+                    mean_of(losses), mean_of(references), with_error(d).c_str(),
+                    verdict_text(verdict_of(d)).c_str());
+      c.out << line;
+      c.out.flush();
+    }
+  }
+}
+
+// Part 4: what the formats buy lesson 11's server.
+void show_server_pool(LessonContext& c, const CacheBudgetOptions& o) {
+  const GPTConfig& cfg = c.model.config();
+  const EngineOptions engine;  // lesson 11's defaults
+  const std::size_t positions = engine.blocks * engine.block_size;
+  const double fp32 = static_cast<double>(kv_cache_bytes_per_position(cfg));
+  const double pool_bytes = fp32 * static_cast<double>(positions);
+  c.out << "\n  Part 4: what it buys a server. Lesson 11's pool holds " << positions
+        << " positions in float32 (" << human_bytes(pool_bytes)
+        << "); the same bytes in\n  each format, and the texts of a whole context ("
+        << cfg.block_size
+        << " positions) they hold at once:\n"
+           "    format           positions   whole contexts\n";
+  char line[120];
+  for (const CacheFormat& format : o.formats) {
+    const auto held = static_cast<std::size_t>(pool_bytes / format.bytes_per_position(cfg));
+    std::snprintf(line, sizeof line, "    %-16s %9zu   %14zu\n", format.name.c_str(), held,
+                  held / cfg.block_size);
+    c.out << line;
+  }
+}
+
+void show_cache_budget(LessonContext& c, const CacheBudgetOptions& o) {
+  const GPTConfig& cfg = c.model.config();
+  c.out << "Lesson 06's cache keeps every key and value in float32: "
+        << human_bytes(static_cast<double>(kv_cache_bytes_per_position(cfg)))
+        << " a position here. Without\nretraining, an engine can keep them in fewer bits, or keep "
+           "fewer positions. What each costs:\n";
+  const PoemDataset data = load_poem_dataset(c.options.corpus);
+  const Tokenizer& tokenizer = c.model.tokenizer();
+  const std::vector<TokenId> heldout = tokenizer.encode(data.tokenizer.decode(data.heldout));
+  const std::vector<std::vector<TokenId>> texts =
+      consecutive_texts(heldout, cfg.block_size, o.texts);
+  if (texts.size() < 2) throw UserError("section 13 needs at least 2 held-out texts");
+  std::vector<std::vector<float>> log_probs;
+  for (const std::vector<TokenId>& text : texts)
+    log_probs.push_back(reference_log_probs(c.model, text));
+  show_formats(c, o, texts, log_probs);
+  show_first_positions(c, texts);
+  show_dropping(c, o, texts, log_probs);
+  show_server_pool(c, o);
+}
+
+void declare_cache_budget_flags(CLI::App& app, CacheBudgetOptions& o) {
+  app.add_option("--budget-texts", o.texts,
+                 "section 13: held-out texts of a whole context each table measures, in [2, 500]")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{2}, std::size_t{500}));
+  std::string formats;
+  for (const std::string& f : default_cache_formats()) formats += (formats.empty() ? "" : ",") + f;
+  o.formats_text = formats;
+  app.add_option("--cache-formats", o.formats_text,
+                 "section 13: the cache formats to compare, separated by commas (fp32, bf16, "
+                 "int8-token, int8-group, int8-channel, the same in int4, kivi8, kivi4; "
+                 "-recentN keeps the last N in float32)")
+      ->capture_default_str();
+  app.add_option("--budgets", o.budgets_text,
+                 "section 13: the budgets of the dropping caches, in positions, separated by "
+                 "commas, each from 5 to the context - 1")
+      ->capture_default_str();
+}
+
+void prepare_cache_budget(CacheBudgetOptions& o, const GPT& model) {
+  o.formats.clear();
+  for (const std::string& name : split_commas(o.formats_text)) {
+    try {
+      o.formats.push_back(parse_cache_format(name));
+    } catch (const UserError& e) {
+      throw BadOption(std::string("--cache-formats: ") + e.what());
+    }
+  }
+  if (o.formats.empty()) throw BadOption("--cache-formats: name at least one format, e.g. fp32");
+  o.budgets.clear();
+  const std::size_t context = model.config().block_size;
+  for (const std::string& text : split_commas(o.budgets_text)) {
+    std::size_t used = 0, budget = 0;
+    try {
+      budget = std::stoul(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != text.size() || text.empty() || text[0] == '-' || budget <= kSinkPositions ||
+        budget >= context) {
+      throw BadOption("--budgets: '" + text + "' is not a budget from " +
+                      std::to_string(kSinkPositions + 1) + " to " + std::to_string(context - 1) +
+                      " positions (the model's context is " + std::to_string(context) + ")");
+    }
+    o.budgets.push_back(budget);
+  }
+  if (o.budgets.empty()) throw BadOption("--budgets: name at least one budget, e.g. 32");
+}
+
+std::string cannot_run_cache_budget(const GPT& model) {
+  if (model.config().attention() != Attention::kMultiHead)
+    return "its caches are lesson 06's, for multi-head attention";
+  if (model.config().block_size > kTimedAt + 1 && model.config().block_size > kSinkPositions + 1)
+    return "";
+  return "it times a step at " + std::to_string(kTimedAt) +
+         " positions held; this model's context is " + std::to_string(model.config().block_size);
+}
+
+}  // namespace
+
+Section cache_budget_section() {
+  auto options = std::make_shared<CacheBudgetOptions>();
+  return {
+      "A cache on a budget: fewer bits, fewer positions",
+      [options](LessonContext& c) { show_cache_budget(c, *options); },
+      [](const LessonOptions&) { return std::string("\n"); },
+      [options](CLI::App& app) { declare_cache_budget_flags(app, *options); },
+      [options](const GPT& model, const LessonOptions&) { prepare_cache_budget(*options, model); },
+      [](const GPT& model) { return cannot_run_cache_budget(model); }};
+}
+
+}  // namespace tang
