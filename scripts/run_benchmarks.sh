@@ -71,7 +71,7 @@ bin=$build_dir/benchmarks
 for program in bench_00_train_step bench_01_probabilities bench_02_temperature bench_03_topk_topp \
                bench_04_continuation bench_05_acrostic bench_06_kvcache bench_07_verse \
                bench_08_many_poems bench_09_inside bench_10_cache_size bench_11_server \
-               bench_12_speculative bench_dump_logits; do
+               bench_12_speculative bench_13_cache_budget bench_dump_logits; do
   [[ -x "$bin/$program" ]] || { echo "error: $bin/$program not built (drop --no-build)" >&2; exit 1; }
 done
 load_before=$(cut -d' ' -f1 /proc/loadavg)
@@ -106,6 +106,7 @@ run bench_09_inside 1
 run bench_10_cache_size 1
 run bench_11_server 1
 run bench_12_speculative 1
+run bench_13_cache_budget 1
 
 "$bin/bench_dump_logits" "$out/reference.json"
 peer_status=0

@@ -57,6 +57,7 @@ const Lesson kLesson09 = {9, TANG_LESSON_09};
 const Lesson kLesson10 = {10, TANG_LESSON_10};
 const Lesson kLesson11 = {11, TANG_LESSON_11};
 const Lesson kLesson12 = {12, TANG_LESSON_12};
+const Lesson kLesson13 = {13, TANG_LESSON_13};
 
 // Lessons 07 and 08 run lesson 06's timing section, ten minutes and more under the
 // sanitizers: there their tests run the new section alone (--section), which covers
@@ -746,6 +747,35 @@ TEST(Lessons, LessonTwelveSpeculates) {
   EXPECT_NE(r.out.find("=="), std::string::npos) << "the marked poem\n" << r.out;
 }
 
+// Section 13: every format's row, float32's being lesson 06's bits with all its greedy
+// characters the same; the heads' table; a row per rule and budget; the server's pool.
+TEST(Lessons, LessonThirteenPutsTheCacheOnABudget) {
+  REQUIRE_MODEL();
+  const Outcome r = run_lesson(kLesson13, {"--section", "13", "--budget-texts", "3",
+                                           "--cache-formats", "fp32,int8-token,kivi4-recent32",
+                                           "--budgets", "16,100"});
+  ASSERT_EQ(r.status, 0) << describe(r);
+  EXPECT_EQ(r.err, "");
+  ASSERT_NO_FATAL_FAILURE(expect_section_alone(kLesson13, r));
+  std::size_t format_rows = 0, rule_rows = 0, pool_rows = 0;
+  for (const std::string& line : lines_of(r.out)) {
+    if (line.rfind("    fp32 ", 0) == 0 && line.find("KB") != std::string::npos) {
+      EXPECT_NE(line.find("lesson 06's bits"), std::string::npos) << line;
+      EXPECT_NE(line.find(" 120  (120) "), std::string::npos) << line;
+      ++format_rows;
+    }
+    format_rows += line.rfind("    int8-token ", 0) == 0 && line.find('%') != std::string::npos;
+    format_rows += line.rfind("    kivi4-recent32 ", 0) == 0 && line.find('%') != std::string::npos;
+    for (const char* rule : {"    window ", "    sinks ", "    heavy "})
+      rule_rows += line.rfind(rule, 0) == 0;
+    pool_rows += line.rfind("    int8-token ", 0) == 0 && line.find('%') == std::string::npos;
+  }
+  EXPECT_EQ(format_rows, 3u) << r.out;
+  EXPECT_EQ(rule_rows, 6u) << "three rules at two budgets\n" << r.out;
+  EXPECT_EQ(pool_rows, 1u) << r.out;
+  EXPECT_NE(r.out.find("    layer   head 0"), std::string::npos) << r.out;
+}
+
 TEST(Lessons, ALongPromptKeepsItsLast128Characters) {
   REQUIRE_MODEL();
   std::string prompt;
@@ -970,6 +1000,21 @@ const std::vector<BadFlags>& bad_speculative_flags() {
 INSTANTIATE_TEST_SUITE_P(Lesson12, BadCommandLine,
                          ::testing::Combine(::testing::Values(kLesson12),
                                             ::testing::ValuesIn(bad_speculative_flags())),
+                         bad_flag_name);
+const std::vector<BadFlags>& bad_cache_budget_flags() {
+  static const std::vector<BadFlags> cases = {
+      {"FormatUnknown", {"--cache-formats", "fp32,int3"}, {"--cache-formats", "int3"}, 2, true},
+      {"FormatRecentZero", {"--cache-formats", "kivi4-recent0"}, {"kivi4-recent0"}, 2, true},
+      {"BudgetZero", {"--budgets", "0"}, {"--budgets", "'0'"}, 2, true},
+      {"BudgetPastTheContext", {"--budgets", "16,128"}, {"--budgets", "'128'", "context"}, 2, true},
+      {"BudgetNotANumber", {"--budgets", "16x"}, {"--budgets", "'16x'"}, 2, true},
+      {"TextsOne", {"--budget-texts", "1"}, {"--budget-texts"}, 2, false},
+  };
+  return cases;
+}
+INSTANTIATE_TEST_SUITE_P(Lesson13, BadCommandLine,
+                         ::testing::Combine(::testing::Values(kLesson13),
+                                            ::testing::ValuesIn(bad_cache_budget_flags())),
                          bad_flag_name);
 INSTANTIATE_TEST_SUITE_P(Lesson08, BadCommandLine,
                          ::testing::Combine(::testing::Values(kLesson08),
