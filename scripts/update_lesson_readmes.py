@@ -113,7 +113,7 @@ def fill_output(match):
     if n not in sections:  # section 7 and later: the lesson that adds it, that section alone
         program = {7: "lesson_07_verse", 8: "lesson_08_many_poems", 9: "lesson_09_inside",
                    10: "lesson_10_cache_size", 11: "lesson_11_server",
-                   12: "lesson_12_speculative"}[n]
+                   12: "lesson_12_speculative", 13: "lesson_13_cache_budget"}[n]
         lines = subprocess.run([str(program_path(program)), "--section", str(n)], check=True,
                                capture_output=True, text=True).stdout.splitlines()
         sections[n] = lines[next(i for i, line in enumerate(lines) if line.startswith(f"== {n}. ")):]
@@ -242,6 +242,10 @@ READING = [
      ["lessons/12_speculative/sampling_distribution.cpp", "lessons/12_speculative/exercise/accept_drafts.hpp",
       "lessons/12_speculative/exercise/accept_drafts.cpp", "lessons/12_speculative/ngram_drafter.cpp",
       "lessons/12_speculative/model_drafter.cpp", "lessons/12_speculative/speculative_writer.cpp"]),
+    ("13 cache budget", "the quantized cache, the dropping cache, the positions it keeps (exercise 13), the scoring against lesson 06's cache",
+     ["lessons/13_cache_budget/quantized_cache.hpp", "lessons/13_cache_budget/quantized_cache.cpp",
+      "lessons/13_cache_budget/dropping_cache.cpp", "lessons/13_cache_budget/exercise/positions_to_keep.cpp",
+      "lessons/13_cache_budget/budget_runs.cpp"]),
 ]
 
 

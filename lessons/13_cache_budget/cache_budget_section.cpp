@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <ostream>
@@ -28,7 +29,7 @@ constexpr std::size_t kOpenings = 16, kOpeningLength = 8;  // greedy writing
 constexpr std::size_t kTimedAt = 100;                      // positions held when a step is timed
 
 struct CacheBudgetOptions {
-  std::size_t texts = 64;  // --budget-texts
+  std::size_t texts = 160;  // --budget-texts
   std::string formats_text, budgets_text = "16,32,64";
   std::vector<CacheFormat> formats;
   std::vector<std::size_t> budgets;
@@ -49,7 +50,7 @@ double mean_of(const std::vector<double>& values) {
 
 std::string with_error(const PairedDifference& d) {
   char text[64];
-  std::snprintf(text, sizeof text, "%+.4f ± %.4f", d.mean, d.standard_error);
+  std::snprintf(text, sizeof text, "%+.5f ± %.5f", d.mean, d.standard_error);
   return text;
 }
 
@@ -62,21 +63,22 @@ void show_formats(LessonContext& c, const CacheBudgetOptions& o,
   const std::size_t T = cfg.block_size;
   const double fp32_bytes = static_cast<double>(kv_cache_bytes_per_position(cfg));
   c.out << "  Part 1: fewer bits. " << texts.size() << " texts of " << T
-        << " held-out characters, fed one a step; every position's next-character\n"
-           "  distribution against lesson 06's float32 cache: KL in nats, and the held-out loss's "
-           "difference,\n  paired by text, with its standard error over the texts; then greedy "
-           "writing from "
-        << kOpenings << " openings of\n  " << kOpeningLength
-        << " held-out characters to the end of the context: characters written before the "
-           "first one\n  that differs from lesson 06's (median and smallest of "
-        << kOpenings << "; " << T - kOpeningLength << " = all the same); and a step's time at "
+        << " held-out characters, fed one a step, against lesson 06's\n"
+           "  float32 cache: each position's next-character distribution (KL, in nats) and the "
+           "held-out\n  loss (its difference paired by text, with its standard error over the "
+           "texts); greedy writing\n  from "
+        << kOpenings << " openings of " << kOpeningLength
+        << " held-out characters to the end of the context (the characters written\n"
+           "  before the first that differs from lesson 06's: median and least of "
+        << kOpenings << ", " << T - kOpeningLength << " = all the same);\n  a step's time with "
         << kTimedAt
-        << " positions held\n  (median and range of 7 runs of 100 steps) beside the cost model's "
-           "prediction.\n";
+        << " positions held (median and range of 7 runs of 100 steps) beside the\n"
+           "  cost model's prediction: lesson 06's step plus the numbers the format rebuilds "
+           "times its\n  rebuild loop's time per number, measured here.\n";
   const MachineProfile profile = lesson_profile(c.out, std::vector{plain_fp32_loop()});
   const double plain_us = predict_plain_step(cfg, cached_step(kTimedAt), profile).total_ms() * 1e3;
-  c.out << "    format          keys          values        a position  of fp32  KL (nats)  "
-           "loss vs fp32       verdict               greedy (least)  step us (range)      "
+  c.out << "    format               keys          values        a position  of fp32  KL (nats)  "
+           "loss vs fp32         verdict               greedy (least)  step us (range)      "
            "predicted\n";
   // lesson 06's greedy texts, the yardstick of the greedy column
   std::vector<std::vector<TokenId>> lesson_texts;
@@ -135,7 +137,7 @@ void show_formats(LessonContext& c, const CacheBudgetOptions& o,
                                     ? "the same"
                                     : verdict_text(verdict_of(d));
     std::snprintf(line, sizeof line,
-                  "    %-15s %-13s %-13s %10s  %6.1f%%  %9.6f  %-17s  %-20s  %4.0f  (%3.0f)   "
+                  "    %-20s %-13s %-13s %10s  %6.1f%%  %9.6f  %-19s  %-20s  %4.0f  (%3.0f)   "
                   "%6.1f (%.1f-%.1f)  %6.1f\n",
                   format.name.c_str(), format.keys.name().c_str(), format.values.name().c_str(),
                   human_bytes(bytes).c_str(), 100.0 * bytes / fp32_bytes, kl, with_error(d).c_str(),
@@ -163,13 +165,13 @@ void show_first_positions(LessonContext& c, const std::vector<std::vector<TokenI
   for (std::size_t p = DroppingCache::kFirstShareFrom; p < cfg.block_size; ++p)
     even += static_cast<double>(kSinkPositions) / static_cast<double>(p + 1) /
             static_cast<double>(cfg.block_size - DroppingCache::kFirstShareFrom);
-  c.out << "\n  Part 2: where the heads rest. The share of each head's attention that falls on "
-           "the first "
-        << kSinkPositions << " positions\n  of a text, for queries at position "
+  c.out << "\n  Part 2: where the heads rest. The share of each head's attention that falls "
+           "on the first "
+        << kSinkPositions << "\n  positions of a text, for queries at position "
         << DroppingCache::kFirstShareFrom << " or later (all " << texts.size()
-        << " texts; lesson 09 draws these maps whole). Spread evenly over\n  the positions "
-           "a query sees, they would draw "
-        << fixed(even, 3) << " on average.\n    layer";
+        << " texts; lesson 09 draws these\n  maps whole). Spread evenly over the positions a "
+           "query sees, they would draw "
+        << fixed(even, 3) << ".\n    layer";
   for (std::size_t h = 0; h < cfg.n_head; ++h) c.out << "   head " << h;
   c.out << '\n';
   char cell[32];
@@ -192,7 +194,7 @@ void show_dropping(LessonContext& c, const CacheBudgetOptions& o,
            "budget of positions;\n  the loss over the positions past the budget (where "
            "something was dropped), against the full\n  cache's on the same positions, paired by "
            "text, with its standard error:\n"
-           "    rule     budget   kept     loss     full cache   difference          verdict\n";
+           "    rule     budget   kept     loss     full cache   difference            verdict\n";
   char line[200];
   for (const std::size_t budget : o.budgets) {
     for (const KeepRule::Kind kind : {KeepRule::kWindow, KeepRule::kSinks, KeepRule::kHeavy}) {
@@ -205,7 +207,7 @@ void show_dropping(LessonContext& c, const CacheBudgetOptions& o,
         references.push_back(s.reference);
       }
       const PairedDifference d = paired_difference(losses, references);
-      std::snprintf(line, sizeof line, "    %-8s %6zu   %5.1f%%   %6.4f   %6.4f       %-17s   %s\n",
+      std::snprintf(line, sizeof line, "    %-8s %6zu   %5.1f%%   %6.4f   %6.4f       %-19s   %s\n",
                     rule.name().c_str(), budget,
                     100.0 * static_cast<double>(budget) / static_cast<double>(cfg.block_size),
                     mean_of(losses), mean_of(references), with_error(d).c_str(),
@@ -220,20 +222,21 @@ void show_dropping(LessonContext& c, const CacheBudgetOptions& o,
 void show_server_pool(LessonContext& c, const CacheBudgetOptions& o) {
   const GPTConfig& cfg = c.model.config();
   const EngineOptions engine;  // lesson 11's defaults
-  const std::size_t positions = engine.blocks * engine.block_size;
-  const double fp32 = static_cast<double>(kv_cache_bytes_per_position(cfg));
-  const double pool_bytes = fp32 * static_cast<double>(positions);
+  const std::size_t positions = engine.blocks * engine.block_size, T = cfg.block_size;
+  const double pool_bytes = static_cast<double>(kv_cache_bytes_per_position(cfg) * positions);
   c.out << "\n  Part 4: what it buys a server. Lesson 11's pool holds " << positions
-        << " positions in float32 (" << human_bytes(pool_bytes)
-        << "); the same bytes in\n  each format, and the texts of a whole context ("
-        << cfg.block_size
-        << " positions) they hold at once:\n"
-           "    format           positions   whole contexts\n";
+        << " positions in float32\n  (" << human_bytes(pool_bytes)
+        << "). A text of a whole context (" << T
+        << " positions) in each format, its positions still in\n  float32 counted at 4 bytes a "
+           "number, and how many such texts the same bytes hold at once:\n"
+           "    format               a whole context   texts in the pool   of fp32's\n";
+  const double fp32_texts = pool_bytes / parse_cache_format("fp32").bytes_held(T, cfg);
   char line[120];
   for (const CacheFormat& format : o.formats) {
-    const auto held = static_cast<std::size_t>(pool_bytes / format.bytes_per_position(cfg));
-    std::snprintf(line, sizeof line, "    %-16s %9zu   %14zu\n", format.name.c_str(), held,
-                  held / cfg.block_size);
+    const double context_bytes = format.bytes_held(T, cfg);
+    const double texts = std::floor(pool_bytes / context_bytes);
+    std::snprintf(line, sizeof line, "    %-20s %15s   %17.0f   %8.2fx\n", format.name.c_str(),
+                  human_bytes(context_bytes).c_str(), texts, texts / fp32_texts);
     c.out << line;
   }
 }

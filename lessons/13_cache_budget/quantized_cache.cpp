@@ -52,6 +52,20 @@ double CacheFormat::bytes_per_position(const GPTConfig& config) const {
          (bytes_per_number(keys, C) + bytes_per_number(values, C));
 }
 
+double CacheFormat::bytes_held(std::size_t positions, const GPTConfig& config) const {
+  const std::size_t C = config.n_embd;
+  double bytes = 0.0;
+  for (const NumberFormat& f : {keys, values}) {
+    std::size_t stored =
+        f.bits == NumberFormat::kFloat32 ? 0 : positions - std::min(positions, recent);
+    if (f.is_integer() && f.along == NumberFormat::kChannel)
+      stored = stored / kChannelBlock * kChannelBlock;
+    bytes += static_cast<double>(stored * C) * bytes_per_number(f, C) +
+             static_cast<double>((positions - stored) * C) * 4.0;
+  }
+  return bytes * static_cast<double>(config.n_layer);
+}
+
 CacheFormat parse_cache_format(const std::string& text) {
   const std::string choices =
       "fp32, bf16, int8-token, int8-group, int8-channel, int4-token, int4-group, int4-channel, "
@@ -91,8 +105,9 @@ CacheFormat parse_cache_format(const std::string& text) {
 }
 
 std::vector<std::string> default_cache_formats() {
-  return {"fp32",       "bf16",         "int8-token", "int8-group", "int8-channel",  "int4-token",
-          "int4-group", "int4-channel", "kivi4",      "kivi8",      "kivi4-recent32"};
+  return {"fp32",         "bf16",       "int8-token",          "int8-group",
+          "int8-channel", "int4-token", "int4-group",          "int4-channel",
+          "kivi8",        "kivi4",      "int4-token-recent32", "kivi4-recent32"};
 }
 
 float quantize_run(const float* x, std::size_t n, std::size_t stride, int qmax,

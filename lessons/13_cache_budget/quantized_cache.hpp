@@ -62,6 +62,9 @@ struct CacheFormat {
   // Bytes one position costs in all layers, once quantized (int4 packed two
   // to a byte, the scales shared out over their numbers).
   double bytes_per_position(const GPTConfig& config) const;
+  // Bytes a text of `positions` positions holds in all layers: those still in
+  // float32 (the recent window; per channel, the block not yet full) at 4 a number.
+  double bytes_held(std::size_t positions, const GPTConfig& config) const;
   bool is_float32() const {
     return keys.bits == NumberFormat::kFloat32 && values.bits == NumberFormat::kFloat32;
   }
