@@ -104,7 +104,8 @@ class QuantizedCache {
   std::size_t dequantized_numbers(std::size_t held) const;
   // The time to rebuild one number, in ns: the median of `repeats` rebuilds of
   // every layer's keys and values at a full context of random numbers (this
-  // format's loop, measured as the machine profile measures the others).
+  // format's loop, measured as the machine profile measures the others). It
+  // overwrites what the cache holds: call it on a new cache.
   double measure_rebuild_ns(std::size_t repeats);
 
  private:
