@@ -54,6 +54,36 @@ std::string with_error(const PairedDifference& d) {
   return text;
 }
 
+// A step's time with kTimedAt positions held in `format` (median and range of
+// 7 runs of 100 steps over `text`), and its prediction: lesson 06's step
+// (`plain_us`) plus the numbers the format rebuilds times its loop's time per number.
+struct StepTiming {
+  Spread us;
+  double predicted_us = 0.0;
+};
+StepTiming time_step(const GPT& model, const CacheFormat& format, std::span<const TokenId> text,
+                     double plain_us) {
+  QuantizedCache cache(model.config(), format);
+  const double rebuild_ns = cache.measure_rebuild_ns(25);  // on a new cache: it overwrites it
+  Activations acts = step_activations(model.config(), 1);
+  const ModelMatrices<> matrices(model);
+  QuantizedCache* const caches[] = {&cache};
+  const auto step = [&](std::size_t p) {  // position p, the cache holding 0 .. p-1
+    cache.length = p;
+    forward_with_cache(model, matrices, text.subspan(p, 1), caches, acts, LogitsFor::kLastPosition);
+  };
+  for (std::size_t p = 0; p <= kTimedAt; ++p) step(p);
+  std::vector<double> runs;
+  for (int r = 0; r < 7; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < 100; ++i) step(kTimedAt);
+    const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
+    runs.push_back(took.count() / 100.0);
+  }
+  return {spread_of(runs),
+          plain_us + static_cast<double>(cache.dequantized_numbers(kTimedAt)) * rebuild_ns * 1e-3};
+}
+
 // Part 1: every format, against lesson 06's float32 cache.
 void show_formats(LessonContext& c, const CacheBudgetOptions& o,
                   const std::vector<std::vector<TokenId>>& texts,
@@ -86,7 +116,6 @@ void show_formats(LessonContext& c, const CacheBudgetOptions& o,
     CachedPredictor<> lesson(model);
     lesson_texts.push_back(write_greedily(lesson, std::span(texts[i]).first(kOpeningLength), T));
   }
-  std::vector<double> fp32_losses;
   char line[320];
   for (const CacheFormat& format : o.formats) {
     std::vector<double> losses, references;
@@ -107,42 +136,18 @@ void show_formats(LessonContext& c, const CacheBudgetOptions& o,
       matches.push_back(static_cast<double>(matching_prefix(written, lesson_texts[i])));
     }
     const Spread greedy = spread_of(matches);
-    // a step's time at kTimedAt positions held, and its prediction
-    QuantizedCache cache(cfg, format);
-    const double rebuild_ns = cache.measure_rebuild_ns(25);
-    const double predicted_us =
-        plain_us + static_cast<double>(cache.dequantized_numbers(kTimedAt)) * rebuild_ns * 1e-3;
-    Activations acts = step_activations(cfg, 1);
-    const ModelMatrices<> matrices(model);
-    QuantizedCache* const caches[] = {&cache};
-    const auto step = [&](std::size_t p) {
-      cache.length = p;
-      forward_with_cache(model, matrices, std::span(texts[0]).subspan(p, 1), caches, acts,
-                         LogitsFor::kLastPosition);
-    };
-    for (std::size_t p = 0; p <= kTimedAt; ++p) step(p);
-    std::vector<double> runs;
-    for (int r = 0; r < 7; ++r) {
-      const auto start = std::chrono::steady_clock::now();
-      for (int i = 0; i < 100; ++i) step(kTimedAt);
-      runs.push_back(
-          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
-              .count() /
-          100.0);
-    }
-    const Spread us = spread_of(runs);
+    const StepTiming timing = time_step(model, format, texts[0], plain_us);
     const double bytes = format.bytes_per_position(cfg);
-    const std::string verdict = format.is_float32() ? "lesson 06's bits"
-                                : d.mean == 0.0 && d.standard_error == 0.0
-                                    ? "the same"
-                                    : verdict_text(verdict_of(d));
+    // the same bits as lesson 06's: not one distribution moved (KL exactly 0 on every text)
+    const std::string verdict =
+        kl == 0.0 && losses == references ? "lesson 06's bits" : verdict_text(verdict_of(d));
     std::snprintf(line, sizeof line,
                   "    %-20s %-13s %-13s %10s  %6.1f%%  %9.6f  %-19s  %-20s  %4.0f  (%3.0f)   "
                   "%6.1f (%.1f-%.1f)  %6.1f\n",
                   format.name.c_str(), format.keys.name().c_str(), format.values.name().c_str(),
                   human_bytes(bytes).c_str(), 100.0 * bytes / fp32_bytes, kl, with_error(d).c_str(),
-                  verdict.c_str(), greedy.median, greedy.low, us.median, us.low, us.high,
-                  predicted_us);
+                  verdict.c_str(), greedy.median, greedy.low, timing.us.median, timing.us.low,
+                  timing.us.high, timing.predicted_us);
     c.out << line;
     c.out.flush();
   }
