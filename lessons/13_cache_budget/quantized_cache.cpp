@@ -187,7 +187,7 @@ void QuantizedCache::store_up_to(Store& s, std::size_t l, std::size_t ready) {
 void QuantizedCache::rebuild(const Store& s, std::size_t l, float* out) const {
   const std::size_t stored = s.stored[l];
   const float* scales = s.scales.data() + l * scales_per_layer(s.format);
-  const std::int8_t* codes = s.codes.data() + l * T_max_ * C_;
+  const std::int8_t* codes = s.codes.empty() ? nullptr : s.codes.data() + l * T_max_ * C_;
   for (std::size_t p = 0; p < stored; ++p) {
     if (s.format.bits == NumberFormat::kBf16) {
       for (std::size_t c = 0; c < C_; ++c)
