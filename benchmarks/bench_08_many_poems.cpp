@@ -163,14 +163,16 @@ void BM_step(benchmark::State& state, WeightFormat format, bool ours) {
 }
 
 // The same step on the tuned path: lesson 06's cached forward over the model's own
-// fp32 weights multiplied by fast::matmul_forward, its GELU and draws tuned too
-// (bench_writing.hpp's TunedMatrices and tuned_draw).
+// fp32 weights multiplied by fast::matmul_forward, its GELU, attention and draws tuned
+// too (bench_writing.hpp's TunedMatrices, TunedKVCache and tuned_draw). The prediction
+// prices attention at the profile's plain rate: the tuned attention is not in the profile.
 void BM_step_tuned(benchmark::State& state, bool ours) {
   constexpr std::size_t kCached = 64;
   const GPT& model = ours ? bench::course_model() : big_model();
   const bench::TunedMatrices matrices(model);
   const auto B = static_cast<std::size_t>(state.range(0));
-  BatchedStep<bench::TunedMatrices> step(model, matrices, B, kCached, kSettings, bench::tuned_draw);
+  BatchedStep<bench::TunedMatrices, bench::TunedKVCache> step(model, matrices, B, kCached,
+                                                              kSettings, bench::tuned_draw);
   bench::StepClock clock(state);
   for (auto _ : state) step.run();
   clock.finish(state, static_cast<double>(B), "chars_per_s", false);

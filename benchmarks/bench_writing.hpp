@@ -19,6 +19,7 @@
 // characters a draw that falls right on a border can go the other way (tests/fast_test.cpp).
 #pragma once
 
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -46,6 +47,29 @@ struct TunedMatrix {
 struct TunedMatrices : ModelMatrices<TunedMatrix> {
   using ModelMatrices<TunedMatrix>::ModelMatrices;
   void gelu(float* out, const float* inp, std::size_t n) const { fast::gelu_forward(out, inp, n); }
+};
+
+// Lesson 06's KVCache with the tuned attention: the same keys and values appended,
+// each new query attending through fast::attend (vector exp, fused multiply-adds)
+// instead of ops::attend. lesson 06's forward takes it as it takes KVCache (the four
+// members); the logits differ from the lesson's in the last bits.
+struct TunedKVCache : KVCache {
+  explicit TunedKVCache(const GPTConfig& config)
+      : KVCache(config), weights_(config.n_head * config.block_size) {}
+  void attend(std::size_t l, float* out, const float* rows, std::size_t T, const GPT& model) {
+    const std::size_t C = model.config().n_embd, NH = model.config().n_head;
+    for (std::size_t t = 0; t < T; ++t) {  // append, as exercise 06a does
+      std::memcpy(&k(l, length + t, 0), rows + t * 3 * C + C, C * sizeof(float));
+      std::memcpy(&v(l, length + t, 0), rows + t * 3 * C + 2 * C, C * sizeof(float));
+    }
+    for (std::size_t t = 0; t < T; ++t) {  // new row t sees positions 0 .. length + t
+      fast::attend(out + t * C, weights_.data(), rows + t * 3 * C, &k(l, 0, 0), &v(l, 0, 0), C,
+                   length + t + 1, C, NH);
+    }
+  }
+
+ private:
+  std::vector<float> weights_;  // (NH, n) scratch
 };
 
 // The tuned sampler (fast::sample_next: heap top-k, bisection top-p, vector

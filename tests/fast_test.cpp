@@ -155,6 +155,28 @@ TEST_F(FastTest, AttentionAgreesWithThePlainLoops) {
   }
 }
 
+// A decoding step's attention: one query against n cached keys, in a cache whose rows
+// are `stride` apart (lesson 06's: C), for head sizes the vectors divide and one they do not.
+TEST(FastAttend, AgreesWithThePlainAttend) {
+  tang::Rng rng(5);
+  struct Shape {
+    std::size_t n, C, NH, stride;
+  };
+  for (const Shape s : {Shape{1, 128, 4, 128}, Shape{3, 128, 4, 128}, Shape{64, 128, 4, 128},
+                        Shape{127, 128, 4, 384}, Shape{9, 768, 12, 768}, Shape{5, 12, 3, 12}}) {
+    const Floats q = random_floats(s.C, rng, 2.0f);
+    const Floats keys = random_floats(s.n * s.stride, rng),
+                 values = random_floats(s.n * s.stride, rng);
+    Floats plain(s.C), tuned(s.C), plain_w(s.NH * s.n), tuned_w(s.NH * s.n);
+    tang::ops::attend(plain.data(), plain_w.data(), q.data(), keys.data(), values.data(), s.stride,
+                      s.n, s.C, s.NH);
+    tang::fast::attend(tuned.data(), tuned_w.data(), q.data(), keys.data(), values.data(), s.stride,
+                       s.n, s.C, s.NH);
+    EXPECT_LE(relative_error(tuned, plain), kTolerance) << "n " << s.n << " C " << s.C;
+    EXPECT_LE(relative_error(tuned_w, plain_w), kTolerance) << "n " << s.n << " C " << s.C;
+  }
+}
+
 TEST_F(FastTest, LayerNormAgreesWithThePlainLoops) {
   tang::Rng rng(3);
   for (const std::size_t N : {1u, 5u, 300u}) {

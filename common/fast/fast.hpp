@@ -63,6 +63,11 @@ void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dou
 // our model (4 heads of 32) at B = 1 the threads and BLAS calls cost 6.7 us at
 // T = 1 against the loop's 0.15, and first win at T = 32 (21.6 us against 24.8).
 inline constexpr std::size_t kAttentionThreadsFrom = 32;
+// One query against n cached keys and values, as ops::attend (the same
+// arguments): a decoding step's attention, with vector exp and fused
+// multiply-adds (cached_attention.cpp).
+void attend(float* out, float* weights, const float* q, const float* keys, const float* values,
+            std::size_t stride, std::size_t n, std::size_t C, std::size_t NH);
 void attention_forward(float* out, float* att, const float* qkv, std::size_t B, std::size_t T,
                        std::size_t C, std::size_t NH);
 void attention_backward(float* dqkv, const float* dout, const float* qkv, const float* att,

@@ -30,9 +30,11 @@ GPT gpt2_small_shaped(const Tokenizer& tokenizer, std::uint64_t seed);
 // One batched decoding step of B texts whose caches hold `cached` positions each
 // (zeros: their values do not change the time), ready to run again and again.
 // `Matrices` multiplies, as lesson 06's forward_with_cache takes them: the
-// lesson's StoredWeights, or the benchmarks' tuned matrices; `draw` draws each
-// text's character (lesson 03's sample_next, or the benchmarks' tuned one).
-template <class Matrices = StoredWeights>
+// lesson's StoredWeights, or the benchmarks' tuned matrices; `Cache` keeps each
+// text's keys and values and attends over them (lesson 06's KVCache, or the
+// benchmarks' cache with the tuned attention); `draw` draws each text's
+// character (lesson 03's sample_next, or the benchmarks' tuned one).
+template <class Matrices = StoredWeights, class Cache = KVCache>
 class BatchedStep {
  public:
   using Draw = std::function<TokenId(std::span<float> logits, const SamplingSettings&, Rng&)>;
@@ -43,17 +45,17 @@ class BatchedStep {
         cached_(cached),
         settings_(settings),
         draw_(std::move(draw)),
-        caches_(B, KVCache(model.config())),
+        caches_(B, Cache(model.config())),
         acts_(step_activations(model.config(), B)),
         tokens_(B, 1) {
     if (cached >= model.config().block_size)
       throw std::invalid_argument("BatchedStep: the caches must have room for one more position");
-    for (KVCache& cache : caches_) pointers_.push_back(&cache);
+    for (Cache& cache : caches_) pointers_.push_back(&cache);
   }
   // lesson 06's cached forward and one draw per text, the caches set back to `cached` first.
   void run() {
     const std::size_t V = model_.config().vocab_size;
-    for (KVCache& cache : caches_) cache.length = cached_;
+    for (Cache& cache : caches_) cache.length = cached_;
     const View<2> all =
         forward_with_cache(model_, weights_, tokens_, pointers_, acts_, LogitsFor::kLastPosition);
     for (std::size_t b = 0; b < tokens_.size(); ++b) {
@@ -71,8 +73,8 @@ class BatchedStep {
   std::size_t cached_;
   SamplingSettings settings_;
   Draw draw_;
-  std::vector<KVCache> caches_;
-  std::vector<KVCache*> pointers_;
+  std::vector<Cache> caches_;
+  std::vector<Cache*> pointers_;
   Activations acts_;  // B rows
   std::vector<TokenId> tokens_;
   std::vector<float> logits_;
