@@ -72,7 +72,7 @@ TEST(QuantizedCache, PositionsNotYetStoredAreReadAsComputed) {
 TEST(QuantizedCache, Int8IsCloseAndInt4FurtherFromFloat32) {
   const GPT model = tang::testing::random_model(5);
   const std::vector<TokenId> text = random_text(64, 50, 3);
-  const std::vector<float> log_probs = reference_log_probs(model, text);
+  const std::vector<double> log_probs = reference_log_probs(model, text);
   const auto kl = [&](const char* format) {
     return score_text_with(model, text, log_probs, 0,
                            QuantizedCache(model.config(), parse_cache_format(format)))
@@ -94,6 +94,26 @@ TEST(QuantizedCache, ASecondRunOfTheSameTextGivesTheSameLogits) {
     cache.length = 0;
     EXPECT_EQ(logits_through(model, cache, text), first) << name;
   }
+}
+
+TEST(QuantizedCache, TakenBackItReadsAsItDidThen) {
+  // Set back from 40 positions to 20, the recent window's positions and the keys' block
+  // not yet full are read as computed again: positions 20 .. 39 give the same logits.
+  const GPT model = tang::testing::random_model(12);
+  const std::vector<TokenId> text = random_text(40, 50, 9);
+  QuantizedCache cache(model.config(), parse_cache_format("kivi4-recent8"));
+  const std::vector<float> first = logits_through(model, cache, text);
+  cache.length = 20;
+  Activations acts = step_activations(model.config(), 1);
+  const ModelMatrices<> matrices(model);
+  QuantizedCache* const caches[] = {&cache};
+  std::vector<float> again;
+  for (std::size_t p = 20; p < text.size(); ++p) {
+    const View<2> logits = forward_with_cache(model, matrices, std::span(text).subspan(p, 1),
+                                              caches, acts, LogitsFor::kLastPosition);
+    again.insert(again.end(), logits.data(), logits.data() + logits.size());
+  }
+  EXPECT_EQ(again, std::vector<float>(first.begin() + 20 * 50, first.end()));
 }
 
 TEST(Quantize, ExactCasesAndTheHalfStepBound) {
@@ -217,6 +237,10 @@ TEST(DroppingCache, BudgetsTooSmallAreRefused) {
   const GPT model = tang::testing::random_model(10);
   EXPECT_THROW(DroppingCache(model.config(), {KeepRule::kWindow, 0}), UserError);
   EXPECT_THROW(DroppingCache(model.config(), {KeepRule::kSinks, 3}), UserError);
+  // no room left for the newest position: sinks that fill the budget, heavy hitters at 1
+  EXPECT_THROW(DroppingCache(model.config(), {KeepRule::kSinks, 4}), UserError);
+  EXPECT_THROW(DroppingCache(model.config(), {KeepRule::kHeavy, 1}), UserError);
+  EXPECT_NO_THROW(DroppingCache(model.config(), {KeepRule::kHeavy, 2}));
   EXPECT_THROW(parse_keep_rule("sink"), UserError);
 }
 

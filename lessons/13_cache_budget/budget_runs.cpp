@@ -9,13 +9,12 @@ namespace tang {
 namespace {
 
 // log softmax of one row, in double: the log-probabilities (V).
-void log_softmax(std::span<const float> logits, float* out) {
+void log_softmax(std::span<const float> logits, double* out) {
   const float largest = *std::max_element(logits.begin(), logits.end());
   double sum = 0.0;
   for (float x : logits) sum += std::exp(static_cast<double>(x - largest));
   const double log_sum = std::log(sum) + largest;
-  for (std::size_t c = 0; c < logits.size(); ++c)
-    out[c] = static_cast<float>(static_cast<double>(logits[c]) - log_sum);
+  for (std::size_t c = 0; c < logits.size(); ++c) out[c] = static_cast<double>(logits[c]) - log_sum;
 }
 
 }  // namespace
@@ -29,9 +28,9 @@ std::vector<std::vector<TokenId>> consecutive_texts(std::span<const TokenId> str
   return texts;
 }
 
-std::vector<float> reference_log_probs(const GPT& model, std::span<const TokenId> text) {
+std::vector<double> reference_log_probs(const GPT& model, std::span<const TokenId> text) {
   const std::size_t V = model.config().vocab_size;
-  std::vector<float> out((text.size() - 1) * V);
+  std::vector<double> out((text.size() - 1) * V);
   KVCache cache(model.config());
   Activations acts = step_activations(model.config(), 1);
   for (std::size_t p = 0; p + 1 < text.size(); ++p) {
@@ -42,23 +41,22 @@ std::vector<float> reference_log_probs(const GPT& model, std::span<const TokenId
 }
 
 TextScore score_text(const GPT& model, std::span<const TokenId> text,
-                     std::span<const float> log_probs, std::size_t from,
+                     std::span<const double> log_probs, std::size_t from,
                      const std::function<std::span<const float>(TokenId)>& step) {
   const std::size_t V = model.config().vocab_size;
-  std::vector<float> mine(V);
+  std::vector<double> mine(V);
   TextScore score;
   std::size_t counted = 0;
   for (std::size_t p = 0; p + 1 < text.size(); ++p) {
     const std::span<const float> logits = step(text[p]);
     if (p < from) continue;
     log_softmax(logits, mine.data());
-    const float* theirs = log_probs.data() + p * V;
+    const double* theirs = log_probs.data() + p * V;
     const auto next = static_cast<std::size_t>(text[p + 1]);
     score.loss -= mine[next];
     score.reference -= theirs[next];
     double kl = 0.0;
-    for (std::size_t c = 0; c < V; ++c)
-      kl += std::exp(static_cast<double>(theirs[c])) * (theirs[c] - mine[c]);
+    for (std::size_t c = 0; c < V; ++c) kl += std::exp(theirs[c]) * (theirs[c] - mine[c]);
     score.kl += kl;
     ++counted;
   }

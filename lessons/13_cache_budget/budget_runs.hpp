@@ -31,8 +31,8 @@ std::vector<std::vector<TokenId>> consecutive_texts(std::span<const TokenId> str
                                                     std::size_t length, std::size_t count);
 
 // One text through lesson 06's KVCache: the log-probabilities of every
-// position's next-character distribution, (n-1, V).
-std::vector<float> reference_log_probs(const GPT& model, std::span<const TokenId> text);
+// position's next-character distribution, (n-1, V), in double.
+std::vector<double> reference_log_probs(const GPT& model, std::span<const TokenId> text);
 
 // What a cache did over one text, at the positions p >= from (predicting p+1).
 struct TextScore {
@@ -45,13 +45,13 @@ struct TextScore {
 // token and returns its logits, (V)), scored against `log_probs` (from
 // reference_log_probs).
 TextScore score_text(const GPT& model, std::span<const TokenId> text,
-                     std::span<const float> log_probs, std::size_t from,
+                     std::span<const double> log_probs, std::size_t from,
                      const std::function<std::span<const float>(TokenId)>& step);
 
 // The same for any cache type lesson 06's forward takes, made fresh for the text.
 template <class Cache>
 TextScore score_text_with(const GPT& model, std::span<const TokenId> text,
-                          std::span<const float> log_probs, std::size_t from, Cache cache) {
+                          std::span<const double> log_probs, std::size_t from, Cache cache) {
   Activations acts = step_activations(model.config(), 1);
   const ModelMatrices<> matrices(model);
   Cache* const caches[] = {&cache};

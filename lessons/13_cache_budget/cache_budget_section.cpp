@@ -1,6 +1,7 @@
 #include "13_cache_budget/cache_budget_section.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -84,23 +85,67 @@ StepTiming time_step(const GPT& model, const CacheFormat& format, std::span<cons
           plain_us + static_cast<double>(cache.dequantized_numbers(kTimedAt)) * rebuild_ns * 1e-3};
 }
 
+// Every cache's score on every text, text by text: only one text's reference
+// distributions (127 x V doubles, 7 MB) are held at a time.
+struct Scores {
+  std::vector<std::vector<TextScore>> formats;   // [format][text]
+  std::vector<std::vector<TextScore>> dropping;  // [budget][rule][text], flattened
+};
+const KeepRule::Kind kRules[] = {KeepRule::kWindow, KeepRule::kSinks, KeepRule::kHeavy};
+
+Scores score_texts(const GPT& model, const CacheBudgetOptions& o,
+                   const std::vector<std::vector<TokenId>>& texts) {
+  const GPTConfig& cfg = model.config();
+  Scores scores{std::vector<std::vector<TextScore>>(o.formats.size()),
+                std::vector<std::vector<TextScore>>(o.budgets.size() * std::size(kRules))};
+  for (const std::vector<TokenId>& text : texts) {
+    const std::vector<double> log_probs = reference_log_probs(model, text);
+    for (std::size_t f = 0; f < o.formats.size(); ++f) {
+      scores.formats[f].push_back(
+          score_text_with(model, text, log_probs, 0, QuantizedCache(cfg, o.formats[f])));
+    }
+    for (std::size_t b = 0; b < o.budgets.size(); ++b) {
+      for (std::size_t r = 0; r < std::size(kRules); ++r) {
+        // positions 0 .. budget see all before them; budget + 1 is the first to miss one
+        scores.dropping[b * std::size(kRules) + r].push_back(
+            score_text_with(model, text, log_probs, o.budgets[b] + 1,
+                            DroppingCache(cfg, {kRules[r], o.budgets[b]})));
+      }
+    }
+  }
+  return scores;
+}
+
+// The losses of one cache over the texts, and lesson 06's on the same positions.
+struct Losses {
+  std::vector<double> mine, lessons;
+};
+Losses losses_of(const std::vector<TextScore>& scores) {
+  Losses losses;
+  for (const TextScore& s : scores) {
+    losses.mine.push_back(s.loss);
+    losses.lessons.push_back(s.reference);
+  }
+  return losses;
+}
+
 // Part 1: every format, against lesson 06's float32 cache.
 void show_formats(LessonContext& c, const CacheBudgetOptions& o,
-                  const std::vector<std::vector<TokenId>>& texts,
-                  const std::vector<std::vector<float>>& log_probs) {
+                  const std::vector<std::vector<TokenId>>& texts, const Scores& scores) {
   const GPT& model = c.model;
   const GPTConfig& cfg = model.config();
   const std::size_t T = cfg.block_size;
   const double fp32_bytes = static_cast<double>(kv_cache_bytes_per_position(cfg));
+  const std::size_t openings = std::min(kOpenings, texts.size());
   c.out << "  Part 1: fewer bits. " << texts.size() << " texts of " << T
         << " held-out characters, fed one a step, against lesson 06's\n"
            "  float32 cache: each position's next-character distribution (KL, in nats) and the "
            "held-out\n  loss (its difference paired by text, with its standard error over the "
            "texts); greedy writing\n  from "
-        << kOpenings << " openings of " << kOpeningLength
+        << openings << " openings of " << kOpeningLength
         << " held-out characters to the end of the context (the characters written\n"
            "  before the first that differs from lesson 06's: median and least of "
-        << kOpenings << ", " << T - kOpeningLength << " = all the same);\n  a step's time with "
+        << openings << ", " << T - kOpeningLength << " = all the same);\n  a step's time with "
         << kTimedAt
         << " positions held (median and range of 7 runs of 100 steps) beside the\n"
            "  cost model's prediction: lesson 06's step plus the numbers the format rebuilds "
@@ -112,22 +157,17 @@ void show_formats(LessonContext& c, const CacheBudgetOptions& o,
            "predicted\n";
   // lesson 06's greedy texts, the yardstick of the greedy column
   std::vector<std::vector<TokenId>> lesson_texts;
-  for (std::size_t i = 0; i < kOpenings && i < texts.size(); ++i) {
+  for (std::size_t i = 0; i < openings; ++i) {
     CachedPredictor<> lesson(model);
     lesson_texts.push_back(write_greedily(lesson, std::span(texts[i]).first(kOpeningLength), T));
   }
   char line[320];
-  for (const CacheFormat& format : o.formats) {
-    std::vector<double> losses, references;
+  for (std::size_t f = 0; f < o.formats.size(); ++f) {
+    const CacheFormat& format = o.formats[f];
+    const Losses losses = losses_of(scores.formats[f]);
     double kl = 0.0;
-    for (std::size_t i = 0; i < texts.size(); ++i) {
-      const TextScore s =
-          score_text_with(model, texts[i], log_probs[i], 0, QuantizedCache(cfg, format));
-      losses.push_back(s.loss);
-      references.push_back(s.reference);
-      kl += s.kl / static_cast<double>(texts.size());
-    }
-    const PairedDifference d = paired_difference(losses, references);
+    for (const TextScore& s : scores.formats[f]) kl += s.kl / static_cast<double>(texts.size());
+    const PairedDifference d = paired_difference(losses.mine, losses.lessons);
     std::vector<double> matches;
     for (std::size_t i = 0; i < lesson_texts.size(); ++i) {
       QuantizedPredictor predictor(model, ModelMatrices<>(model), QuantizedCache(cfg, format));
@@ -139,8 +179,9 @@ void show_formats(LessonContext& c, const CacheBudgetOptions& o,
     const StepTiming timing = time_step(model, format, texts[0], plain_us);
     const double bytes = format.bytes_per_position(cfg);
     // the same bits as lesson 06's: not one distribution moved (KL exactly 0 on every text)
-    const std::string verdict =
-        kl == 0.0 && losses == references ? "lesson 06's bits" : verdict_text(verdict_of(d));
+    const std::string verdict = kl == 0.0 && losses.mine == losses.lessons
+                                    ? "lesson 06's bits"
+                                    : verdict_text(verdict_of(d));
     std::snprintf(line, sizeof line,
                   "    %-20s %-13s %-13s %10s  %6.1f%%  %9.6f  %-19s  %-20s  %4.0f  (%3.0f)   "
                   "%6.1f (%.1f-%.1f)  %6.1f\n",
@@ -191,34 +232,25 @@ void show_first_positions(LessonContext& c, const std::vector<std::vector<TokenI
 }
 
 // Part 3: caches that drop positions.
-void show_dropping(LessonContext& c, const CacheBudgetOptions& o,
-                   const std::vector<std::vector<TokenId>>& texts,
-                   const std::vector<std::vector<float>>& log_probs) {
+void show_dropping(LessonContext& c, const CacheBudgetOptions& o, const Scores& scores) {
   const GPTConfig& cfg = c.model.config();
   c.out << "\n  Part 3: fewer positions. The same texts through caches that keep at most a "
-           "budget of positions;\n  the loss over the positions past the budget (where "
-           "something was dropped), against the full\n  cache's on the same positions, paired by "
+           "budget of positions;\n  the loss over the positions that missed one (position budget + "
+           "1 on), against the full\n  cache's on the same positions, paired by "
            "text, with its standard error:\n"
            "    rule     budget   kept     loss     full cache   difference            verdict\n";
   char line[200];
-  for (const std::size_t budget : o.budgets) {
-    for (const KeepRule::Kind kind : {KeepRule::kWindow, KeepRule::kSinks, KeepRule::kHeavy}) {
-      const KeepRule rule{kind, budget};
-      std::vector<double> losses, references;
-      for (std::size_t i = 0; i < texts.size(); ++i) {
-        const TextScore s =
-            score_text_with(c.model, texts[i], log_probs[i], budget, DroppingCache(cfg, rule));
-        losses.push_back(s.loss);
-        references.push_back(s.reference);
-      }
-      const PairedDifference d = paired_difference(losses, references);
+  for (std::size_t b = 0; b < o.budgets.size(); ++b) {
+    for (std::size_t r = 0; r < std::size(kRules); ++r) {
+      const KeepRule rule{kRules[r], o.budgets[b]};
+      const Losses losses = losses_of(scores.dropping[b * std::size(kRules) + r]);
+      const PairedDifference d = paired_difference(losses.mine, losses.lessons);
       std::snprintf(line, sizeof line, "    %-8s %6zu   %5.1f%%   %6.4f   %6.4f       %-19s   %s\n",
-                    rule.name().c_str(), budget,
-                    100.0 * static_cast<double>(budget) / static_cast<double>(cfg.block_size),
-                    mean_of(losses), mean_of(references), with_error(d).c_str(),
+                    rule.name().c_str(), rule.budget,
+                    100.0 * static_cast<double>(rule.budget) / static_cast<double>(cfg.block_size),
+                    mean_of(losses.mine), mean_of(losses.lessons), with_error(d).c_str(),
                     verdict_text(verdict_of(d)).c_str());
       c.out << line;
-      c.out.flush();
     }
   }
 }
@@ -258,12 +290,13 @@ void show_cache_budget(LessonContext& c, const CacheBudgetOptions& o) {
   const std::vector<std::vector<TokenId>> texts =
       consecutive_texts(heldout, cfg.block_size, o.texts);
   if (texts.size() < 2) throw UserError("section 13 needs at least 2 held-out texts");
-  std::vector<std::vector<float>> log_probs;
-  for (const std::vector<TokenId>& text : texts)
-    log_probs.push_back(reference_log_probs(c.model, text));
-  show_formats(c, o, texts, log_probs);
+  c.out << "  (every text through every cache first, one text at a time: " << o.formats.size()
+        << " formats and " << o.budgets.size() * std::size(kRules) << " dropping caches)\n";
+  c.out.flush();
+  const Scores scores = score_texts(c.model, o, texts);
+  show_formats(c, o, texts, scores);
   show_first_positions(c, texts);
-  show_dropping(c, o, texts, log_probs);
+  show_dropping(c, o, scores);
   show_server_pool(c, o);
 }
 

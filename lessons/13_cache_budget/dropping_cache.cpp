@@ -32,18 +32,21 @@ DroppingCache::DroppingCache(const GPTConfig& config, KeepRule rule)
       first_share_(L_ * NH_, 0.0),
       first_count_(L_, 0) {
   require_multi_head(config, "lesson 13's dropping cache");
-  if (rule.budget == 0 || rule.sinks() > rule.budget)
+  // the newest position must always stay: the window needs at least one place
+  if (rule.budget <= rule.sinks() || rule.window() == 0)
     throw UserError("a budget of " + std::to_string(rule.budget) + " positions is too small for " +
-                    rule.name() + ": at least " + std::to_string(rule.sinks() + 1));
+                    rule.name() + ": at least " +
+                    std::to_string(rule.sinks() + (rule.kind == KeepRule::kHeavy ? 2 : 1)));
   kept_.reserve(T_max_);
   rows_.reserve(T_max_);
 }
 
 void DroppingCache::attend(std::size_t l, float* out, const float* rows, std::size_t T,
                            const GPT&) {
-  if (l == 0 && (kept_.empty() ? 0 : kept_.back() + 1) > length) {  // started again
-    kept_.clear();
-    std::fill(received_.begin(), received_.end(), 0.0f);
+  if (l == 0 && !kept_.empty() && kept_.back() >= length) {  // taken back to `length`
+    // (a predictor starting again: to 0); what was dropped before stays dropped
+    while (!kept_.empty() && kept_.back() >= length) kept_.pop_back();
+    std::fill(received_.begin() + static_cast<std::ptrdiff_t>(length), received_.end(), 0.0f);
   }
   float* keys = &k_[l * T_max_ * C_];  // (T_max, C)
   float* values = &v_[l * T_max_ * C_];

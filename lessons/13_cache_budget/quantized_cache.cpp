@@ -218,10 +218,9 @@ void QuantizedCache::attend(std::size_t l, float* out, const float* rows, std::s
     return;
   }
   for (Store* s : {&keys_, &values_}) {
-    if (s->stored[l] > length) {  // taken back (a predictor starting again: to 0)
-      const bool blocks = s->format.is_integer() && s->format.along == NumberFormat::kChannel;
-      s->stored[l] = blocks ? length / kChannelBlock * kChannelBlock : length;
-    }
+    // taken back (a predictor starting again: to 0): what is now recent, or in a block
+    // not yet full, is read as computed again
+    s->stored[l] = std::min(s->stored[l], ready_positions(*s, length));
     for (std::size_t t = 0; t < T; ++t) {  // the new positions, as computed
       const float* from = rows + t * 3 * C + (s == &keys_ ? C : 2 * C);
       std::copy(from, from + C, &s->exact[(l * T_max_ + length + t) * C]);

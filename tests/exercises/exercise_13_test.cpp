@@ -73,6 +73,10 @@ TEST(Exercise13, BadArgumentsAreRefused) {
   const std::vector<float> received(10, 1.0f);
   EXPECT_THROW(positions_to_keep(received, 0, 0, 0), std::invalid_argument);
   EXPECT_THROW(positions_to_keep(received, 4, 2, 3), std::invalid_argument);
+  // wrong whatever is held: also when nothing needs to go
+  const std::vector<float> two = {1.0f, 2.0f};
+  EXPECT_THROW(positions_to_keep(two, 0, 0, 0), std::invalid_argument);
+  EXPECT_THROW(positions_to_keep(two, 4, 3, 3), std::invalid_argument);
 }
 
 }  // namespace

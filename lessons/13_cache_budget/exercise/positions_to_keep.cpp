@@ -13,7 +13,8 @@
 //   - otherwise exactly `budget` of them: the first `sinks`, the last `window`,
 //     and, to fill the budget, the ones in between that drew the most attention
 //     (the "heavy hitters"); between two that drew the same, the older stays.
-// Throws std::invalid_argument when sinks + window > budget, or budget is 0.
+// Throws std::invalid_argument when sinks + window > budget, or budget is 0, even
+// when n <= budget (the arguments are wrong whatever is held).
 //
 // One function, three policies (dropping_cache.hpp):
 //   a recent window           sinks 0, window = budget
@@ -21,10 +22,10 @@
 //   heavy hitters and window  sinks 0, window = budget / 2, the rest by attention
 //
 // Think before you write: why must the newest position always stay, whatever
-// it drew? (It has drawn attention from one query at most: itself.)
-// Hints: std::iota, std::stable_sort or std::nth_element with a careful order,
-// std::sort at the end. Tests: ctest --preset yours -L '^yours_13$'
-// (tests/exercises/exercise_13_test.cpp).
+// it drew? And which positions compete for the places left over?
+// Hint: ties decide which of two equal positions stays; a sort that keeps the
+// order of equals, or a comparison that says what to do with them, settles it.
+// Tests: ctest --preset yours -L '^yours_13$' (tests/exercises/exercise_13_test.cpp).
 
 #include "13_cache_budget/exercise/positions_to_keep.hpp"
 
