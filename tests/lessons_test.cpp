@@ -1008,6 +1008,7 @@ const std::vector<BadFlags>& bad_cache_budget_flags() {
       {"BudgetZero", {"--budgets", "0"}, {"--budgets", "'0'"}, 2, true},
       {"BudgetPastTheContext", {"--budgets", "16,128"}, {"--budgets", "'128'", "context"}, 2, true},
       {"BudgetNotANumber", {"--budgets", "16x"}, {"--budgets", "'16x'"}, 2, true},
+      {"BudgetWithASign", {"--budgets", "+16"}, {"--budgets", "'+16'"}, 2, true},
       {"TextsOne", {"--budget-texts", "1"}, {"--budget-texts"}, 2, false},
   };
   return cases;

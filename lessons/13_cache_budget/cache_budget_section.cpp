@@ -332,14 +332,12 @@ void prepare_cache_budget(CacheBudgetOptions& o, const GPT& model) {
   o.budgets.clear();
   const std::size_t context = model.config().block_size;
   for (const std::string& text : split_commas(o.budgets_text)) {
-    std::size_t used = 0, budget = 0;
-    try {
-      budget = std::stoul(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != text.size() || text.empty() || text[0] == '-' || budget <= kSinkPositions ||
-        budget >= context) {
+    // digits only (no sign, no space), at most 4 of them
+    const bool digits =
+        !text.empty() && text.size() <= 4 &&
+        std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    const std::size_t budget = digits ? std::stoul(text) : 0;
+    if (budget <= kSinkPositions || budget >= context) {
       throw BadOption("--budgets: '" + text + "' is not a budget from " +
                       std::to_string(kSinkPositions + 1) + " to " + std::to_string(context - 1) +
                       " positions (the model's context is " + std::to_string(context) + ")");
