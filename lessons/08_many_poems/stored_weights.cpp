@@ -147,11 +147,8 @@ void fp32_matmul(float* out, const float* inp, const float* weight, std::size_t 
 
 // --- bf16 --------------------------------------------------------------------
 
-// The bf16 weights are rounded from float32 by exercise 08b (round_to_bf16);
-// widening one back is exact: its 16 bits become the top half of a float32.
-float float_from_bf16(std::uint16_t h) {
-  return std::bit_cast<float>(std::uint32_t{h} << 16);
-}
+// The bf16 weights are rounded from float32 by exercise 08b (round_to_bf16) and
+// widened back by float_from_bf16 (exercise/bf16_row.hpp).
 
 // out[j][r] = row_r . x_j for R rows of n bf16 weights and X input rows (R = 4:
 // ops.cpp's dot4, R = 1: its dot), with the same additions in the same order as

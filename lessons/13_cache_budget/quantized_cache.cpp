@@ -1,28 +1,19 @@
 #include "13_cache_budget/quantized_cache.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <random>
 
 #include "06_kvcache/exercise/attention_with_cache.hpp"  // exercise 06a
+#include "08_many_poems/exercise/bf16_row.hpp"           // exercise 08b: round_to_bf16
 #include "errors.hpp"
 #include "spread.hpp"
 
 namespace tang {
 
 namespace {
-
-// The float's top 16 bits, rounded to the nearest, ties to even (as lesson 08's bf16).
-std::uint16_t to_bf16(float x) {
-  const std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
-  return static_cast<std::uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
-}
-float from_bf16(std::uint16_t h) {
-  return std::bit_cast<float>(std::uint32_t{h} << 16);
-}
 
 // Channels sharing one scale in a row: the whole row per token, 32 per group.
 std::size_t row_group(const NumberFormat& f, std::size_t C) {
@@ -165,9 +156,8 @@ void QuantizedCache::store_up_to(Store& s, std::size_t l, std::size_t ready) {
   float* scales = s.scales.data() + l * scales_per_layer(s.format);
   for (std::size_t p = s.stored[l]; p < ready; ++p) {
     if (s.format.bits == NumberFormat::kBf16) {
-      for (std::size_t c = 0; c < C_; ++c)
-        s.bf16[(l * T_max_ + p) * C_ + c] = to_bf16(exact[p * C_ + c]);
-    } else if (s.format.along != NumberFormat::kChannel) {  // runs along the row
+      round_to_bf16(exact + p * C_, C_, &s.bf16[(l * T_max_ + p) * C_]);  // exercise 08b
+    } else if (s.format.along != NumberFormat::kChannel) {                // runs along the row
       const std::size_t G = row_group(s.format, C_);
       for (std::size_t g = 0; g < C_ / G; ++g) {
         scales[p * (C_ / G) + g] = quantize_run(exact + p * C_ + g * G, G, 1, s.format.qmax(),
@@ -191,7 +181,7 @@ void QuantizedCache::rebuild(const Store& s, std::size_t l, float* out) const {
   for (std::size_t p = 0; p < stored; ++p) {
     if (s.format.bits == NumberFormat::kBf16) {
       for (std::size_t c = 0; c < C_; ++c)
-        out[p * C_ + c] = from_bf16(s.bf16[(l * T_max_ + p) * C_ + c]);
+        out[p * C_ + c] = float_from_bf16(s.bf16[(l * T_max_ + p) * C_ + c]);
     } else if (s.format.along != NumberFormat::kChannel) {
       const std::size_t G = row_group(s.format, C_);
       for (std::size_t g = 0; g < C_ / G; ++g)

@@ -2,7 +2,8 @@
 //
 // Lesson 06's KVCache keeps every key and value as a float32: 4 layers x 2 x
 // 128 x 4 bytes = 4 KB a position. Engines keep them in fewer bits, without
-// retraining: bf16 (the float's top 16 bits), or small integers with a scale
+// retraining: bf16 (the float's top 16 bits, rounded by exercise 08b's
+// round_to_bf16), or small integers with a scale
 // shared by a run of numbers, x ~ scale x q, scale = max |x| / qmax over the run:
 //
 //   int8   q in [-127, 127]        int4   q in [-7, 7] (two to a byte)

@@ -26,7 +26,7 @@
 // 7-bit mantissa, |x - bf16(x)| <= |x| / 256, a bound relative to the weight
 // itself (compare int8's, exercise 08a). A weight costs 2 bytes instead of 4.
 // StoredMatrix widens each one back to float32 by shifting its 16 bits up
-// (float_from_bf16 in stored_weights.cpp) as it multiplies.
+// (float_from_bf16, exercise/bf16_row.hpp) as it multiplies.
 // Hints: std::bit_cast (<bit>), shifts and masks on std::uint32_t.
 // Tests: ctest --preset yours -L '^yours_08b$' (tests/exercises/exercise_08b_test.cpp).
 

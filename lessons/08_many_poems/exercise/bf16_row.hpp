@@ -11,6 +11,7 @@
 //   build/release/lessons/08_many_poems/lesson_08_many_poems --yours 08b --section 8 --weights bf16
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -31,4 +32,10 @@ decltype(mine::round_to_bf16) round_to_bf16;
 // against it at every call (bf16_row_switch.cpp, common/exercise_code.hpp).
 namespace tang {
 decltype(mine::round_to_bf16) round_to_bf16;
+
+// Widening back is exact: the 16 bits become the top half of a float32
+// (StoredMatrix's bf16 rows and lesson 13's bf16 cache are read so).
+inline float float_from_bf16(std::uint16_t h) {
+  return std::bit_cast<float>(std::uint32_t{h} << 16);
+}
 }  // namespace tang
