@@ -34,18 +34,6 @@ using namespace tang;
 
 constexpr std::size_t kHeld = 100, kDropBudget = 32;
 
-template <class Cache>
-View<2> step_on(bench::Path path, const GPT& model, std::span<const TokenId> tokens, Cache& cache,
-                Activations& acts) {
-  Cache* const caches[] = {&cache};
-  if (path == bench::Path::kPlain) {
-    return forward_with_cache(model, ModelMatrices<>(model), tokens, caches, acts,
-                              LogitsFor::kLastPosition);
-  }
-  return forward_with_cache(model, bench::TunedMatrices(model), tokens, caches, acts,
-                            LogitsFor::kLastPosition);
-}
-
 // The text: the benchmarks' prompt over and over, kHeld + 1 characters.
 std::vector<TokenId> text_of(const GPT& model) {
   const std::vector<TokenId> prompt = bench::ids(model, bench::kPrompt);
@@ -67,12 +55,13 @@ void BM_quantized_step(benchmark::State& state, bench::Path path, std::string fo
   Activations acts = step_activations(model.config(), 1);
   const std::vector<TokenId> text = text_of(model);
   for (std::size_t p = 0; p < kHeld; ++p)
-    step_on(path, model, std::span(text).subspan(p, 1), cache, acts);
+    bench::forward_with_cache_on(path, model, std::span(text).subspan(p, 1), cache, acts);
   bench::StepClock clock(state);
   for (auto _ : state) {
     cache.length = kHeld;  // forget the step before
     benchmark::DoNotOptimize(
-        step_on(path, model, std::span(text).subspan(kHeld, 1), cache, acts).data());
+        bench::forward_with_cache_on(path, model, std::span(text).subspan(kHeld, 1), cache, acts)
+            .data());
   }
   clock.finish(state, 1, "steps_per_s");
   if (path == bench::Path::kPlain) {
@@ -89,7 +78,7 @@ void BM_dropping_step(benchmark::State& state, bench::Path path, KeepRule::Kind 
   const auto filled = [&] {
     DroppingCache cache(model.config(), {kind, kDropBudget});
     for (std::size_t p = 0; p < kHeld; ++p)
-      step_on(path, model, std::span(text).subspan(p, 1), cache, acts);
+      bench::forward_with_cache_on(path, model, std::span(text).subspan(p, 1), cache, acts);
     return cache;
   }();
   DroppingCache cache = filled;
@@ -98,7 +87,8 @@ void BM_dropping_step(benchmark::State& state, bench::Path path, KeepRule::Kind 
     cache = filled;  // the step before forgotten: the cache at kHeld again
     const auto start = std::chrono::steady_clock::now();
     benchmark::DoNotOptimize(
-        step_on(path, model, std::span(text).subspan(kHeld, 1), cache, acts).data());
+        bench::forward_with_cache_on(path, model, std::span(text).subspan(kHeld, 1), cache, acts)
+            .data());
     const double step =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     state.SetIterationTime(step);

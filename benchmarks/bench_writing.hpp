@@ -79,10 +79,12 @@ inline TokenId tuned_draw(std::span<float> logits, const SamplingSettings& setti
   return fast::sample_next(logits, settings, rng, scratch);
 }
 
-// Lesson 06's cached forward of one text on a path, the last position's logits.
-inline View<2> forward_with_cache_on(Path path, const GPT& model, std::span<const TokenId> tokens,
-                                     KVCache& cache, Activations& acts) {
-  KVCache* const caches[] = {&cache};
+// Lesson 06's cached forward of one text on a path, the last position's logits;
+// `cache` is lesson 06's KVCache or any cache of its kind (lesson 13's).
+template <class Cache>
+View<2> forward_with_cache_on(Path path, const GPT& model, std::span<const TokenId> tokens,
+                              Cache& cache, Activations& acts) {
+  Cache* const caches[] = {&cache};
   if (path == Path::kPlain) {
     return forward_with_cache(model, ModelMatrices<>(model), tokens, caches, acts,
                               LogitsFor::kLastPosition);
