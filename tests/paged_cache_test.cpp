@@ -120,7 +120,8 @@ TEST(PagedForward, APrefillThenStepsAndBTextsAtOnceAreTheContiguousCaches) {
 // Speculative decoding cuts a text back past the drafts the model rejected: the
 // text after roll_back(n) is the text that only ever held n positions, bit for
 // bit, whether n ends inside a block, on a block's end, or inside a registered
-// block that another text holds too (which is copied, not written into).
+// block that another text holds too (which is copied, not written into); in a
+// float32 pool and in an int8 one (its codes and scales copied).
 TEST(PagedForward, ARolledBackTextIsOneThatNeverHeldTheRest) {
   const tang::GPT model = tang::testing::random_model(7);
   const auto& config = model.config();
@@ -137,42 +138,46 @@ TEST(PagedForward, ARolledBackTextIsOneThatNeverHeldTheRest) {
     tang::register_full_blocks(t, pool);
     return std::vector<float>(logits.begin(), logits.end());
   };
-  for (const std::size_t n : {0u, 5u, 8u, 13u, 16u, 21u}) {
-    for (const bool shared : {false, true}) {
-      tang::BlockPool pool(config, 30, 8);
-      scatter(pool, n + 1);
-      tang::PagedText rolled, fresh, holder;
-      prefill(rolled, std::span(tokens).first(n + 9), pool, a);
-      if (shared) {  // another text takes the rolled text's full blocks by their hash
-        for (const BlockId id : pool.take_prefix(tokens, (n + 9) / 8)) holder.table.push_back(id);
-        holder.tokens.assign(tokens.begin(), tokens.begin() + long(holder.table.size() * 8));
-        holder.registered = holder.table.size();
+  for (const auto numbers : {tang::PoolNumbers::kFloat32, tang::PoolNumbers::kInt8}) {
+    for (const std::size_t n : {0u, 5u, 8u, 13u, 16u, 21u}) {
+      for (const bool shared : {false, true}) {
+        tang::BlockPool pool(config, 30, 8, numbers);
+        scatter(pool, n + 1);
+        tang::PagedText rolled, fresh, holder;
+        prefill(rolled, std::span(tokens).first(n + 9), pool, a);
+        if (shared) {  // another text takes the rolled text's full blocks by their hash
+          for (const BlockId id : pool.take_prefix(tokens, (n + 9) / 8)) holder.table.push_back(id);
+          holder.tokens.assign(tokens.begin(), tokens.begin() + long(holder.table.size() * 8));
+          holder.registered = holder.table.size();
+        }
+        ASSERT_TRUE(tang::roll_back(rolled, n, pool)) << "n " << n;
+        if (n > 0) prefill(fresh, std::span(tokens).first(n), pool, b);
+        EXPECT_EQ(rolled.tokens, fresh.tokens) << "n " << n;
+        EXPECT_EQ(rolled.table.size(), fresh.table.size()) << "n " << n;
+        EXPECT_EQ(rolled.registered, fresh.registered) << "n " << n;
+        EXPECT_EQ(rolled.last_hash, fresh.last_hash) << "n " << n;
+        // the same characters after: the same logits at every position
+        const std::vector<float> after_rollback = prefill(rolled, other, pool, a);
+        const std::vector<float> never_held = prefill(fresh, other, pool, b);
+        EXPECT_EQ(after_rollback, never_held) << "n " << n << (shared ? ", shared" : "");
+        if (shared && !holder.table.empty() && numbers == tang::PoolNumbers::kFloat32) {
+          // the holder's blocks are as they were
+          tang::KVCache contiguous(config);
+          tang::Activations c(config, 1, tang::Keep::kEverything);
+          tang::KVCache* const cc[] = {&contiguous};
+          const std::span<const TokenId> held(holder.tokens);
+          tang::forward_with_cache(model, m, held, cc, c, LogitsFor::kLastPosition);
+          const std::vector<TokenId> next = {tokens[held.size()]};
+          const auto want =
+              tang::forward_with_cache(model, m, next, cc, c, LogitsFor::kLastPosition);
+          const std::vector<float> wanted(want.begin(), want.end());
+          EXPECT_EQ(prefill(holder, next, pool, a), wanted) << "n " << n;
+        }
+        tang::release_all(rolled, pool);
+        tang::release_all(fresh, pool);
+        tang::release_all(holder, pool);
+        EXPECT_EQ(pool.counts().in_use, 0u);
       }
-      ASSERT_TRUE(tang::roll_back(rolled, n, pool)) << "n " << n;
-      if (n > 0) prefill(fresh, std::span(tokens).first(n), pool, b);
-      EXPECT_EQ(rolled.tokens, fresh.tokens) << "n " << n;
-      EXPECT_EQ(rolled.table.size(), fresh.table.size()) << "n " << n;
-      EXPECT_EQ(rolled.registered, fresh.registered) << "n " << n;
-      EXPECT_EQ(rolled.last_hash, fresh.last_hash) << "n " << n;
-      // the same characters after: the same logits at every position
-      const std::vector<float> after_rollback = prefill(rolled, other, pool, a);
-      const std::vector<float> never_held = prefill(fresh, other, pool, b);
-      EXPECT_EQ(after_rollback, never_held) << "n " << n << (shared ? ", shared" : "");
-      if (shared && !holder.table.empty()) {  // the holder's blocks are as they were
-        tang::KVCache contiguous(config);
-        tang::Activations c(config, 1, tang::Keep::kEverything);
-        tang::KVCache* const cc[] = {&contiguous};
-        const std::span<const TokenId> held(holder.tokens);
-        tang::forward_with_cache(model, m, held, cc, c, LogitsFor::kLastPosition);
-        const std::vector<TokenId> next = {tokens[held.size()]};
-        const auto want = tang::forward_with_cache(model, m, next, cc, c, LogitsFor::kLastPosition);
-        const std::vector<float> wanted(want.begin(), want.end());
-        EXPECT_EQ(prefill(holder, next, pool, a), wanted) << "n " << n;
-      }
-      tang::release_all(rolled, pool);
-      tang::release_all(fresh, pool);
-      tang::release_all(holder, pool);
-      EXPECT_EQ(pool.counts().in_use, 0u);
     }
   }
 }
@@ -200,6 +205,29 @@ TEST(PagedForward, ARollBackWithNoBlockToCopyIntoKeepsWholeBlocks) {
   EXPECT_EQ(text.table.size(), 1u);
   tang::release_all(text, pool);
   EXPECT_EQ(pool.counts().in_use, 0u);
+}
+
+TEST(BlockPool, AnInt8PoolHoldsAPositionIn1056BytesAndRebuildsItsRows) {
+  const tang::GPT model = tang::testing::random_model(3);
+  tang::GPTConfig config = model.config();
+  config.n_layer = 4, config.n_embd = 128;  // the shipped model's cache
+  const tang::BlockPool fp32(config, 8, 16), int8(config, 8, 16, tang::PoolNumbers::kInt8);
+  EXPECT_EQ(fp32.bytes(), 8u * 16 * 4 * 2 * 128 * 4);
+  EXPECT_EQ(int8.bytes(), 8u * 16 * 4 * 2 * (128 + 4));  // a code a number, a scale a row
+  tang::BlockPool pool(config, 4, 2, tang::PoolNumbers::kInt8);
+  const std::vector<BlockId> table = {3, 1};  // positions 0-1 in block 3, 2-3 in block 1
+  std::vector<float> keys(4 * 128), values(4 * 128), k(4 * 128), v(4 * 128);
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    keys[i] = float(int(i % 255) - 127) / 64.0f, values[i] = float(i % 7);
+  pool.write_rows(2, table, 0, 4, keys.data(), values.data());
+  pool.read_rows(2, table, 4, k.data(), v.data());
+  for (std::size_t i = 0; i < keys.size(); ++i) {  // within half a step of 127 a row
+    ASSERT_NEAR(k[i], keys[i], 0.5f * 127.0f / 64.0f / 127.0f + 1e-6f) << i;
+    ASSERT_NEAR(v[i], values[i], 0.5f * 6.0f / 127.0f + 1e-6f) << i;
+  }
+  std::vector<float> other(4 * 128);
+  pool.read_rows(1, table, 4, other.data(), other.data());  // layer 1 was not written
+  EXPECT_EQ(other, std::vector<float>(4 * 128, 0.0f));
 }
 
 TEST(PagedForward, RefusesATextWithoutItsBlocks) {

@@ -4,19 +4,26 @@
 #include <stdexcept>
 
 #include "11_server/exercise/cached_prefix.hpp"  // exercise 11b
+#include "quantize_run.hpp"
 
 namespace tang {
 
-BlockPool::BlockPool(const GPTConfig& config, std::size_t blocks, std::size_t block_size)
-    : block_size_(block_size),
-      keys_(Tensor<3>::from_shape({config.n_layer, blocks * block_size, config.n_embd})),
-      values_(Tensor<3>::from_shape({config.n_layer, blocks * block_size, config.n_embd})),
-      blocks_(blocks) {
+BlockPool::BlockPool(const GPTConfig& config, std::size_t blocks, std::size_t block_size,
+                     PoolNumbers numbers)
+    : block_size_(block_size), numbers_(numbers), C_(config.n_embd), blocks_(blocks) {
   if (blocks == 0 || block_size == 0) throw std::invalid_argument("BlockPool: no room");
+  const std::size_t L = config.n_layer, rows = blocks * block_size;
+  const std::size_t float_rows = numbers == PoolNumbers::kFloat32 ? rows : 0;
+  keys_ = Tensor<3>::from_shape({L, float_rows, C_});
+  values_ = Tensor<3>::from_shape({L, float_rows, C_});
   // Touch every page now: the system maps a page at its first write, and a step that
   // wrote the first position of a page would pay for it (several per step, in a batch).
   keys_.fill(0.0f);
   values_.fill(0.0f);
+  if (numbers == PoolNumbers::kInt8) {
+    key_codes_.assign(L * rows * C_, 0), value_codes_.assign(L * rows * C_, 0);
+    key_scales_.assign(L * rows, 0.0f), value_scales_.assign(L * rows, 0.0f);
+  }
   for (std::size_t b = blocks; b-- > 0;) free_.push_back(static_cast<BlockId>(b));  // 0 first
 }
 
@@ -86,15 +93,55 @@ std::vector<BlockId> BlockPool::take_prefix(std::span<const TokenId> tokens,
   return found;
 }
 
+std::size_t BlockPool::bytes() const {
+  return (keys_.size() + values_.size() + key_scales_.size() + value_scales_.size()) *
+             sizeof(float) +
+         key_codes_.size() + value_codes_.size();
+}
+
+std::size_t BlockPool::code_row(std::size_t l, std::span<const BlockId> table,
+                                std::size_t p) const {
+  return (l * blocks_.size() + table[p / block_size_]) * block_size_ + p % block_size_;
+}
+
+void BlockPool::read_rows(std::size_t l, std::span<const BlockId> table, std::size_t n, float* keys,
+                          float* values) const {
+  if (numbers_ != PoolNumbers::kInt8) throw std::logic_error("BlockPool::read_rows: not int8");
+  for (std::size_t p = 0; p < n; ++p) {
+    const std::size_t r = code_row(l, table, p);
+    dequantize_run(&key_codes_[r * C_], key_scales_[r], C_, 1, keys + p * C_);
+    dequantize_run(&value_codes_[r * C_], value_scales_[r], C_, 1, values + p * C_);
+  }
+}
+
+void BlockPool::write_rows(std::size_t l, std::span<const BlockId> table, std::size_t start,
+                           std::size_t T, const float* keys, const float* values) {
+  if (numbers_ != PoolNumbers::kInt8) throw std::logic_error("BlockPool::write_rows: not int8");
+  for (std::size_t t = 0; t < T; ++t) {
+    const std::size_t r = code_row(l, table, start + t);
+    key_scales_[r] = quantize_run(keys + t * C_, C_, 1, 127, &key_codes_[r * C_]);
+    value_scales_[r] = quantize_run(values + t * C_, C_, 1, 127, &value_codes_[r * C_]);
+  }
+}
+
 void BlockPool::copy_rows(BlockId from, BlockId to, std::size_t rows) {
   if (rows > block_size_ || from >= blocks_.size() || to >= blocks_.size())
     throw std::invalid_argument("BlockPool::copy_rows: no such rows");
-  const std::size_t C = keys_.shape(2);
-  for (std::size_t l = 0; l < keys_.shape(0); ++l) {
-    for (Tensor<3>* t : {&keys_, &values_}) {
-      const float* src = &(*t)(l, from * block_size_, 0);
-      std::copy(src, src + rows * C, &(*t)(l, to * block_size_, 0));
+  const std::size_t L = keys_.shape(0), pool_rows = blocks_.size() * block_size_;
+  for (std::size_t l = 0; l < L; ++l) {
+    const std::size_t src = l * pool_rows + from * block_size_,
+                      dst = l * pool_rows + to * block_size_;
+    if (numbers_ == PoolNumbers::kFloat32) {
+      for (Tensor<3>* t : {&keys_, &values_}) {
+        const float* first = t->data() + src * C_;
+        std::copy(first, first + rows * C_, t->data() + dst * C_);
+      }
+      continue;
     }
+    for (std::vector<std::int8_t>* codes : {&key_codes_, &value_codes_})
+      std::copy_n(codes->begin() + long(src * C_), rows * C_, codes->begin() + long(dst * C_));
+    for (std::vector<float>* scales : {&key_scales_, &value_scales_})
+      std::copy_n(scales->begin() + long(src), rows, scales->begin() + long(dst));
   }
 }
 

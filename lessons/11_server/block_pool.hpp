@@ -15,8 +15,15 @@
 //   free     held by none and not findable
 // allocate() takes a free block, else forgets the least recently used cached
 // one; with neither, the pool is full (the scheduler waits or preempts).
+//
+// The pool keeps its keys and values as float32 (lesson 06's numbers), or in
+// int8 with one scale per position and layer (lesson 13's "int8-token"): 1,056
+// bytes a position here against 4,096, so the same bytes hold 3.9 times the
+// positions. Attention then reads an int8 pool's positions rebuilt in float32
+// (read_rows) and stores the new ones as codes (write_rows): paged_forward.cpp.
 #pragma once
 
+#include <cstdint>
 #include <list>
 #include <optional>
 #include <span>
@@ -36,16 +43,30 @@ struct PoolCounts {
   std::size_t free = 0;
 };
 
+enum class PoolNumbers { kFloat32, kInt8 };  // how the pool stores keys and values
+
 class BlockPool {
  public:
   // `blocks` blocks of `block_size` positions for a model of `config`.
-  BlockPool(const GPTConfig& config, std::size_t blocks, std::size_t block_size);
+  BlockPool(const GPTConfig& config, std::size_t blocks, std::size_t block_size,
+            PoolNumbers numbers = PoolNumbers::kFloat32);
 
   std::size_t block_size() const { return block_size_; }
   std::size_t blocks() const { return blocks_.size(); }
-  std::size_t bytes() const { return (keys_.size() + values_.size()) * sizeof(float); }
-  float* keys(std::size_t layer) { return &keys_(layer, 0, 0); }      // (blocks x block_size, C)
-  float* values(std::size_t layer) { return &values_(layer, 0, 0); }  // (blocks x block_size, C)
+  PoolNumbers numbers() const { return numbers_; }
+  std::size_t bytes() const;
+  // A float32 pool's keys and values of one layer: (blocks x block_size, C).
+  float* keys(std::size_t layer) { return &keys_(layer, 0, 0); }
+  float* values(std::size_t layer) { return &values_(layer, 0, 0); }
+
+  // An int8 pool: positions 0 .. n-1 of the text whose blocks are `table`, layer
+  // l, rebuilt in float32 into keys and values (n, C).
+  void read_rows(std::size_t l, std::span<const BlockId> table, std::size_t n, float* keys,
+                 float* values) const;
+  // An int8 pool: stores keys and values (T, C) as positions start .. start+T-1
+  // of that text, layer l, each row with its own scale.
+  void write_rows(std::size_t l, std::span<const BlockId> table, std::size_t start, std::size_t T,
+                  const float* keys, const float* values);
 
   // A block for a text to write, held once; nothing when every block is in use.
   std::optional<BlockId> allocate();
@@ -76,12 +97,18 @@ class BlockPool {
     std::vector<TokenId> tokens;          // what it holds, once registered
     std::list<BlockId>::iterator in_lru;  // valid while cached
   };
+  // Pool row r = block x block_size + offset, in layer l, of an int8 pool.
+  std::size_t code_row(std::size_t l, std::span<const BlockId> table, std::size_t p) const;
   std::size_t block_size_;
-  Tensor<3> keys_, values_;    // (L, blocks x block_size, C)
-  std::vector<Block> blocks_;  // (blocks)
-  std::vector<BlockId> free_;  // free blocks, the next one at the back
-  std::list<BlockId> lru_;     // cached blocks, least recently used first
-  PrefixIndex index_;          // registered blocks by hash
+  PoolNumbers numbers_;
+  std::size_t C_;
+  Tensor<3> keys_, values_;  // (L, blocks x block_size, C) float32; empty for int8
+  std::vector<std::int8_t> key_codes_, value_codes_;  // (L, blocks x block_size, C) int8
+  std::vector<float> key_scales_, value_scales_;      // (L, blocks x block_size) int8
+  std::vector<Block> blocks_;                         // (blocks)
+  std::vector<BlockId> free_;                         // free blocks, the next one at the back
+  std::list<BlockId> lru_;                            // cached blocks, least recently used first
+  PrefixIndex index_;                                 // registered blocks by hash
 };
 
 }  // namespace tang

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "06_kvcache/step_cost.hpp"  // StepWork
+#include "06_kvcache/step_cost.hpp"    // StepWork
 #include "11_server/block_pool.hpp"    // PoolCounts
 #include "11_server/step_kernels.hpp"  // MatmulKernel
 #include "ops.hpp"
@@ -23,6 +23,9 @@ struct EngineOptions {
   std::size_t prefill_chunk = 64;  // positions of openings computed per step
   std::size_t max_texts = 256;     // texts running at once; start() refuses more
   bool reuse_prefixes = true;      // take cached blocks of a matching opening
+  // The pool's numbers (block_pool.hpp): float32, or int8 a position (lesson 13:
+  // 3.9 times the positions in the same bytes; each layer rebuilds them in float32).
+  PoolNumbers pool_numbers = PoolNumbers::kFloat32;
   // The step's products (step_kernels.hpp): the lesson's loop, or a tuned one
   // that sums a row alike whatever the batch (poem_server --tuned).
   MatmulKernel matmul = ops::matmul_forward;

@@ -40,7 +40,7 @@ struct PagedEngine::Plan {
 PagedEngine::PagedEngine(const GPT& model, const EngineOptions& options)
     : model_(model),
       options_(checked(options, model.config().block_size)),
-      pool_(model.config(), options.blocks, options.block_size),
+      pool_(model.config(), options.blocks, options.block_size, options.pool_numbers),
       acts_(step_activations(model.config(), std::max(options.max_batch, options.prefill_chunk))),
       clock_(options) {
   acts_.logits.fill(0.0f);  // its pages mapped now, as the pool's (block_pool.cpp)

@@ -4,7 +4,8 @@
 #include <optional>
 #include <stdexcept>
 
-#include "11_server/exercise/paged_attention.hpp"  // exercise 11a
+#include "06_kvcache/exercise/attention_with_cache.hpp"  // exercise 06a
+#include "11_server/exercise/paged_attention.hpp"        // exercise 11a
 
 namespace tang {
 
@@ -63,8 +64,21 @@ void PagedCache::check_room(std::size_t T, const GPTConfig& config) const {
 void PagedCache::attend(std::size_t l, float* out, const float* rows, std::size_t T,
                         const GPT& model) {
   const GPTConfig& cfg = model.config();
-  paged_attention_with_cache(out, rows, pool->keys(l), pool->values(l), text->table,
-                             pool->block_size(), text->length(), T, cfg.n_embd, cfg.n_head);
+  const std::size_t C = cfg.n_embd, start = text->length();
+  if (pool->numbers() == PoolNumbers::kFloat32) {
+    paged_attention_with_cache(out, rows, pool->keys(l), pool->values(l), text->table,
+                               pool->block_size(), start, T, C, cfg.n_head);
+    return;
+  }
+  // An int8 pool (lesson 13's int8-token cache): the held positions rebuilt in
+  // float32, lesson 06's attention over them (it appends the new rows as
+  // computed), then the new rows stored as codes. Same numbers as lesson 13's
+  // QuantizedCache, bit for bit (tested).
+  thread_local std::vector<float> keys, values;  // (T_max, C) scratch
+  keys.resize(cfg.block_size * C), values.resize(cfg.block_size * C);
+  pool->read_rows(l, text->table, start, keys.data(), values.data());
+  attention_with_cache(out, rows, keys.data(), values.data(), start, T, C, cfg.n_head);
+  pool->write_rows(l, text->table, start, T, &keys[start * C], &values[start * C]);
 }
 
 }  // namespace tang

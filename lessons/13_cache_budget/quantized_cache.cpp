@@ -9,6 +9,7 @@
 #include "06_kvcache/exercise/attention_with_cache.hpp"  // exercise 06a
 #include "08_many_poems/exercise/bf16_row.hpp"           // exercise 08b: round_to_bf16
 #include "errors.hpp"
+#include "quantize_run.hpp"
 #include "spread.hpp"
 
 namespace tang {
@@ -99,23 +100,6 @@ std::vector<std::string> default_cache_formats() {
   return {"fp32",         "bf16",       "int8-token",          "int8-group",
           "int8-channel", "int4-token", "int4-group",          "int4-channel",
           "kivi8",        "kivi4",      "int4-token-recent32", "kivi4-recent32"};
-}
-
-float quantize_run(const float* x, std::size_t n, std::size_t stride, int qmax,
-                   std::int8_t* codes) {
-  float largest = 0.0f;
-  for (std::size_t i = 0; i < n; ++i) largest = std::max(largest, std::abs(x[i * stride]));
-  const float scale = largest / static_cast<float>(qmax);
-  for (std::size_t i = 0; i < n; ++i) {
-    const long q = scale == 0.0f ? 0 : std::lround(x[i * stride] / scale);
-    codes[i * stride] = static_cast<std::int8_t>(std::clamp<long>(q, -qmax, qmax));
-  }
-  return scale;
-}
-
-void dequantize_run(const std::int8_t* codes, float scale, std::size_t n, std::size_t stride,
-                    float* x) {
-  for (std::size_t i = 0; i < n; ++i) x[i * stride] = static_cast<float>(codes[i * stride]) * scale;
 }
 
 QuantizedCache::QuantizedCache(const GPTConfig& config, CacheFormat format)

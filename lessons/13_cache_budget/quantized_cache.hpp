@@ -39,6 +39,7 @@
 
 #include "06_kvcache/kv_cache.hpp"
 #include "gpt.hpp"
+#include "quantize_run.hpp"  // quantize_run, dequantize_run
 
 namespace tang {
 
@@ -77,12 +78,6 @@ struct CacheFormat {
 CacheFormat parse_cache_format(const std::string& text);
 // The formats the lesson's table compares, fp32 first.
 std::vector<std::string> default_cache_formats();
-
-// The numbers a scale shares: x[0], x[stride], ... x[(n-1) stride] -> codes at the
-// same places; returns the scale, max |x| / qmax (0 when all are 0, codes 0).
-float quantize_run(const float* x, std::size_t n, std::size_t stride, int qmax, std::int8_t* codes);
-void dequantize_run(const std::int8_t* codes, float scale, std::size_t n, std::size_t stride,
-                    float* x);
 
 // Lesson 06's cache, its keys and values stored in `format`.
 class QuantizedCache {
