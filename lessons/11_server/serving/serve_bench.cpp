@@ -12,12 +12,15 @@
 // steps the engine ran, and the batch-of-one server's), the time to the first
 // character and per character (p50, p95, p99, from the client's side, with the
 // cost model's p50), and what the pool reused. Then the tuned path (poem_server
-// --tuned) at 1 and 16 clients, batched and one at a time. Last, the first
+// --tuned) at 1 and 16 clients, batched and one at a time. Then the first
 // character of a fresh request on an idle server and behind eight clients
-// writing long poems.
+// writing long poems. With --pool-budget, instead, lesson 13's table: 64
+// clients on a pool of 1.5 MB in float32 and in int8 (3.9 times the positions),
+// and in float32 with the int8 pool's blocks.
 //
 //   build/release/lessons/11_server/serve_bench                  64 requests a row
 //   build/release/lessons/11_server/serve_bench --requests 256 --tsv out.tsv
+//   build/release/lessons/11_server/serve_bench --pool-budget --requests 256   lesson 13's
 //   scripts/plot_serve_bench.sh out.tsv chart.svg                 the page's chart
 #include <httplib.h>
 
@@ -32,6 +35,7 @@
 
 #include "06_kvcache/machine_profile.hpp"
 #include "06_kvcache/step_cost.hpp"
+#include "11_server/int8_pool_cost.hpp"
 #include "11_server/load_run.hpp"                    // percentile, the requests
 #include "11_server/serving/completion_request.hpp"  // completion_body
 #include "11_server/serving/poem_http.hpp"
@@ -171,6 +175,7 @@ Row run(RunningServer& s, const std::vector<std::string>& bodies, std::size_t cl
   row.counters.steps = after.steps - was.steps;
   row.counters.answers = after.answers - was.answers;
   row.counters.most_blocks_in_use = after.most_blocks_in_use;  // its warm-up's and its own
+  row.counters.preemptions = after.preemptions - was.preemptions;
   return row;
 }
 
@@ -219,6 +224,69 @@ Fresh fresh_requests(RunningServer& s, std::size_t long_clients) {
   return f;
 }
 
+// Lesson 13's question for a server: a pool of the same bytes in int8 holds 3.9
+// times the positions; what does that do to the rows? 64 clients, mixed
+// openings, on a pool of kBudgetBlocks float32 blocks (1.5 MB), on the int8
+// pool of the same bytes, and on a float32 pool of the int8 pool's blocks (the
+// same batches as int8, without its rebuild). Predicted: lesson 06's cost
+// model for the steps each engine ran, plus the int8 pool's rebuild and store
+// (int8_pool_cost.hpp) at rates measured here.
+template <class RowOn>
+void pool_on_a_budget(const GPT& model, const ServerSettings& settings, std::size_t requests,
+                      std::uint64_t seed, const RowOn& row_on) {
+  constexpr std::size_t kBudgetBlocks = 24, kClients = 64;
+  const GPTConfig& config = model.config();
+  const std::size_t block_size = settings.engine.block_size;
+  const BlockPool fp32_block(config, 1, block_size),
+      int8_block(config, 1, block_size, PoolNumbers::kInt8);
+  const std::size_t int8_blocks = kBudgetBlocks * fp32_block.bytes() / int8_block.bytes();
+  const Int8PoolCost cost = measure_int8_pool_cost(config, 51);
+  struct Pool {
+    const char* name;
+    PoolNumbers numbers;
+    std::size_t blocks;
+  };
+  const Pool pools[] = {{"float32", PoolNumbers::kFloat32, kBudgetBlocks},
+                        {"int8", PoolNumbers::kInt8, int8_blocks},
+                        {"float32", PoolNumbers::kFloat32, int8_blocks}};
+  std::cout << "\nA pool on a budget (lesson 13): " << kClients
+            << " clients, mixed openings, on a pool of " << kBudgetBlocks
+            << " float32 blocks, on the int8 pool\nof the same bytes (a scale a position: "
+            << int8_blocks
+            << " blocks), and on a float32 pool of as many blocks. Predicted: the "
+               "cost\nmodel for the steps each ran, int8's rebuild and store included ("
+            << fixed(cost.read_ns, 2) << " and " << fixed(cost.write_ns, 2)
+            << " ns a number, measured\nhere). Latencies in ms, p50, the cost model's in "
+               "brackets:\n"
+               "  pool     blocks     MB   chars/s predicted  measured  measured/predicted   mean "
+               "batch  most blocks  preempted   first p50 (pred)   per char p50 (pred)\n";
+  const std::vector<std::string> mixed = request_bodies(requests, false, seed);
+  char line[320];
+  for (const Pool& pool : pools) {
+    ServerSettings s = settings;
+    s.engine.blocks = pool.blocks;
+    s.engine.pool_numbers = pool.numbers;
+    if (pool.numbers == PoolNumbers::kInt8) add_int8_pool_cost(s.engine, cost, config);
+    const Row b = row_on(s, mixed, kClients);
+    const double bytes =
+        double(pool.blocks) *
+        double(pool.numbers == PoolNumbers::kInt8 ? int8_block.bytes() : fp32_block.bytes());
+    const double predicted = double(b.characters) / b.predicted_seconds;
+    std::snprintf(line, sizeof line,
+                  "  %-7s  %6zu  %5.2f   %17.0f  %8.0f  %18.2f   %10.1f  %11zu  %9zu   %7.2f "
+                  "(%6.2f)   %11.3f (%5.3f)\n",
+                  pool.name, pool.blocks, bytes / (1 << 20), predicted, b.chars_per_second(),
+                  b.chars_per_second() / predicted,
+                  double(b.counters.batched_rows) /
+                      double(std::max<std::size_t>(1, b.counters.batched_steps)),
+                  b.counters.most_blocks_in_use, b.counters.preemptions,
+                  1000 * percentile(b.first, 50), 1000 * percentile(b.predicted_first, 50),
+                  1000 * percentile(b.per_character, 50),
+                  1000 * percentile(b.predicted_per_character, 50));
+    std::cout << line;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -232,7 +300,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
   app.add_option("--seed", seed, "the first request's seed (then seed + 1, ...)")
       ->capture_default_str();
-  app.add_option("--tsv", tsv, "also write the rows here, for scripts/plot_serve_bench.sh");
+  CLI::Option* tsv_option =
+      app.add_option("--tsv", tsv, "also write the rows here, for scripts/plot_serve_bench.sh");
+  bool pool_budget = false;
+  app.add_flag("--pool-budget", pool_budget,
+               "instead of the tables: a pool on a budget, float32 against int8 (lesson 13)")
+      ->excludes(tsv_option);
   return run_program(argc, argv, app, [&] {
     const GPT model = load_checkpoint(checkpoint);
     require_multi_head(model.config(), "lesson 11's paged cache");
@@ -296,6 +369,10 @@ int main(int argc, char** argv) {
       if (row.failed > 0) throw UserError(std::to_string(row.failed) + " requests failed");
       return row;
     };
+    if (pool_budget) {
+      pool_on_a_budget(model, settings, requests, seed, row_on);
+      return 0;
+    }
     std::vector<Result> results;
     for (const Openings& kind : kinds) {
       const std::vector<std::string> bodies = request_bodies(requests, kind.shared, seed);
