@@ -2,8 +2,7 @@
 // cache whose budget is the whole context are lesson 06's cache bit for bit; the
 // quantizer's exact cases and its bound; why keys are quantized per channel; the
 // dropping rules keep what they say; the formats' names, sizes and bad names;
-// the scoring against lesson 06 (KL 0 for itself); lesson 11's pool in int8 is
-// the int8-token cache, bit for bit.
+// the scoring against lesson 06 (KL 0 for itself).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,7 +12,6 @@
 #include <vector>
 
 #include "06_kvcache/kv_cache.hpp"
-#include "11_server/paged_forward.hpp"  // lesson 11's pool, in int8
 #include "13_cache_budget/budget_runs.hpp"
 #include "13_cache_budget/dropping_cache.hpp"
 #include "13_cache_budget/quantized_cache.hpp"
@@ -108,37 +106,6 @@ TEST(QuantizedCache, TakenBackItReadsAsItDidThen) {
   cache.length = 20;  // the text's positions 20 .. 39 again
   const std::vector<float> again = logits_through(model, cache, std::span(text).subspan(20));
   EXPECT_EQ(again, std::vector<float>(first.begin() + 20 * 50, first.end()));
-}
-
-// Lesson 11's pool in int8: a text written through it, its blocks anywhere in
-// the pool, is lesson 13's int8-token cache, bit for bit (a prefill, then steps).
-TEST(Int8Pool, IsTheInt8TokenCacheBitForBit) {
-  const GPT model = tang::testing::random_model(8);
-  const GPTConfig& config = model.config();
-  const std::vector<TokenId> text = random_text(60, 50, 11);
-  QuantizedCache cache(config, parse_cache_format("int8-token"));
-  const std::vector<float> want = logits_through(model, cache, text, 7);
-  for (const std::size_t block_size : {5u, 16u}) {
-    BlockPool pool(config, 2 * config.block_size / block_size + 2, block_size, PoolNumbers::kInt8);
-    std::vector<BlockId> all;  // hand the blocks out in a mixed order
-    while (const auto b = pool.allocate()) all.push_back(*b);
-    for (std::size_t i = 0; i < all.size(); ++i) pool.release(all[(i * 7) % all.size()]);
-    PagedText paged;
-    Activations acts = step_activations(config, 7);
-    const ModelMatrices<> m(model);
-    std::vector<float> got;
-    for (std::size_t p = 0; p < text.size();) {
-      const std::size_t T = p == 0 ? 7 : 1;
-      for (std::size_t n = blocks_needed(paged, T, block_size); n > 0; --n)
-        paged.table.push_back(*pool.allocate());
-      PagedText* const texts[] = {&paged};
-      const View<2> logits = forward_with_cache(model, m, std::span(text).subspan(p, T), texts,
-                                                pool, acts, LogitsFor::kLastPosition);
-      got.insert(got.end(), logits.data(), logits.data() + logits.size());
-      p += T;
-    }
-    EXPECT_EQ(got, want) << "block size " << block_size;
-  }
 }
 
 TEST(Quantize, ExactCasesAndTheHalfStepBound) {

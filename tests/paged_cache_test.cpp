@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <vector>
 
@@ -216,18 +217,61 @@ TEST(BlockPool, AnInt8PoolHoldsAPositionIn1056BytesAndRebuildsItsRows) {
   EXPECT_EQ(int8.bytes(), 8u * 16 * 4 * 2 * (128 + 4));  // a code a number, a scale a row
   tang::BlockPool pool(config, 4, 2, tang::PoolNumbers::kInt8);
   const std::vector<BlockId> table = {3, 1};  // positions 0-1 in block 3, 2-3 in block 1
-  std::vector<float> keys(4 * 128), values(4 * 128), k(4 * 128), v(4 * 128);
-  for (std::size_t i = 0; i < keys.size(); ++i)
-    keys[i] = float(int(i % 255) - 127) / 64.0f, values[i] = float(i % 7);
-  pool.write_rows(2, table, 0, 4, keys.data(), values.data());
+  std::vector<float> rows(4 * 3 * 128), k(4 * 128), v(4 * 128);  // (4, 3C) q | k | v a row
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = float(int(i % 255) - 127) / 64.0f;
+  pool.write_rows(2, table, 0, 4, rows.data());
   pool.read_rows(2, table, 4, k.data(), v.data());
-  for (std::size_t i = 0; i < keys.size(); ++i) {  // within half a step of 127 a row
-    ASSERT_NEAR(k[i], keys[i], 0.5f * 127.0f / 64.0f / 127.0f + 1e-6f) << i;
-    ASSERT_NEAR(v[i], values[i], 0.5f * 6.0f / 127.0f + 1e-6f) << i;
+  for (std::size_t p = 0; p < 4; ++p) {
+    for (std::size_t c = 0; c < 128; ++c) {  // within half a step: the row's largest / 127 / 2
+      const float* row = &rows[p * 3 * 128];
+      const auto bound = [&](std::size_t from) {
+        float largest = 0;
+        for (std::size_t j = 0; j < 128; ++j) largest = std::max(largest, std::abs(row[from + j]));
+        return largest / 127.0f / 2.0f * 1.0001f;
+      };
+      ASSERT_NEAR(k[p * 128 + c], row[128 + c], bound(128)) << p << ", " << c;
+      ASSERT_NEAR(v[p * 128 + c], row[256 + c], bound(256)) << p << ", " << c;
+    }
   }
   std::vector<float> other(4 * 128);
   pool.read_rows(1, table, 4, other.data(), other.data());  // layer 1 was not written
   EXPECT_EQ(other, std::vector<float>(4 * 128, 0.0f));
+}
+
+// An int8 pool reads every position from its codes, the newest included: a
+// text's logits are the same bit for bit whether its opening was computed step
+// by step, in one piece or in two, and close to a float32 pool's, not equal.
+TEST(PagedForward, AnInt8PoolsLogitsDoNotDependOnHowTheOpeningWasComputed) {
+  const tang::GPT model = tang::testing::random_model(9);
+  const auto& config = model.config();
+  const tang::ModelMatrices<> m(model);
+  const std::vector<TokenId> tokens = random_tokens(60, config.vocab_size, 10);
+  const auto logits_of_the_last_20 = [&](std::vector<std::size_t> pieces,
+                                         tang::PoolNumbers numbers) {
+    tang::BlockPool pool(config, 20, 8, numbers);
+    scatter(pool, 11);
+    tang::Activations acts = tang::step_activations(config, 40);
+    tang::PagedText text;
+    tang::PagedText* const one[] = {&text};
+    pieces.insert(pieces.end(), 20, 1);  // then 20 steps
+    std::vector<float> last;
+    for (const std::size_t T : pieces) {
+      EXPECT_TRUE(allocate_for(text, T, pool));
+      const auto logits =
+          tang::forward_with_cache(model, m, std::span(tokens).subspan(text.length(), T), one, pool,
+                                   acts, LogitsFor::kLastPosition);
+      if (text.length() > 40) last.insert(last.end(), logits.begin(), logits.end());
+    }
+    return last;
+  };
+  const auto int8 = tang::PoolNumbers::kInt8;
+  const std::vector<float> step_by_step =
+      logits_of_the_last_20(std::vector<std::size_t>(40, 1), int8);
+  EXPECT_EQ(logits_of_the_last_20({40}, int8), step_by_step);
+  EXPECT_EQ(logits_of_the_last_20({17, 23}, int8), step_by_step);
+  const std::vector<float> fp32 = logits_of_the_last_20({40}, tang::PoolNumbers::kFloat32);
+  EXPECT_NE(fp32, step_by_step);
+  for (std::size_t i = 0; i < fp32.size(); ++i) ASSERT_NEAR(fp32[i], step_by_step[i], 0.05f) << i;
 }
 
 TEST(PagedForward, RefusesATextWithoutItsBlocks) {

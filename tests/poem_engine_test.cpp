@@ -2,7 +2,7 @@
 // served poem is the poem lesson 06's cache writes alone, whatever else is in
 // flight, with a pool so small that texts are preempted, past the context, and
 // with a shared opening; cancelled texts give their blocks back; a full engine
-// refuses. Uses the shipped model (skipped without it).
+// refuses. A pool in int8 writes the same poems small or large. Uses the shipped model (skipped without it).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -244,6 +244,26 @@ TEST(PoemEngine, ASmallPoolPreemptsAndStillWritesTheSamePoems) {
     EXPECT_EQ(served[i].poem, tang::write_alone(model, requests[i])) << "request " << i;
   EXPECT_GT(engine.stats().counters.preemptions, 0u);
   expect_every_block_back(engine);
+}
+
+// An int8 pool reads every position from its codes (paged_forward.cpp), so its
+// poems do not depend on the schedule either: a pool so small that texts are
+// preempted and computed again, in pieces of 8, writes what a roomy one does.
+TEST(PoemEngine, AnInt8PoolWritesTheSamePoemsSmallOrLarge) {
+  NEED_SHIPPED_MODEL();
+  tang::EngineOptions small, large;
+  small.pool_numbers = large.pool_numbers = tang::PoolNumbers::kInt8;
+  small.blocks = 10, small.prefill_chunk = 8;
+  const std::vector<tang::PoemRequest> requests = varied_requests(12);
+  tang::PagedEngine tight(model, small);
+  const std::vector<tang::ServedPoem> preempted = serve_all(tight, requests);
+  EXPECT_GT(tight.stats().counters.preemptions, 0u);
+  tang::PagedEngine roomy(model, large);
+  const std::vector<tang::ServedPoem> served = serve_all(roomy, requests);
+  for (std::size_t i = 0; i < requests.size(); ++i)
+    EXPECT_EQ(preempted[i].poem, served[i].poem) << "request " << i;
+  expect_every_block_back(tight);
+  expect_every_block_back(roomy);
 }
 
 TEST(PoemEngine, PastTheContextTheWindowSlidesAsInLessonSix) {

@@ -115,12 +115,13 @@ void BlockPool::read_rows(std::size_t l, std::span<const BlockId> table, std::si
 }
 
 void BlockPool::write_rows(std::size_t l, std::span<const BlockId> table, std::size_t start,
-                           std::size_t T, const float* keys, const float* values) {
+                           std::size_t T, const float* rows) {
   if (numbers_ != PoolNumbers::kInt8) throw std::logic_error("BlockPool::write_rows: not int8");
   for (std::size_t t = 0; t < T; ++t) {
     const std::size_t r = code_row(l, table, start + t);
-    key_scales_[r] = quantize_run(keys + t * C_, C_, 1, 127, &key_codes_[r * C_]);
-    value_scales_[r] = quantize_run(values + t * C_, C_, 1, 127, &value_codes_[r * C_]);
+    const float* row = rows + t * 3 * C_;  // q | k | v
+    key_scales_[r] = quantize_run(row + C_, C_, 1, 127, &key_codes_[r * C_]);
+    value_scales_[r] = quantize_run(row + 2 * C_, C_, 1, 127, &value_codes_[r * C_]);
   }
 }
 

@@ -19,8 +19,8 @@
 // The pool keeps its keys and values as float32 (lesson 06's numbers), or in
 // int8 with one scale per position and layer (lesson 13's "int8-token"): 1,056
 // bytes a position here against 4,096, so the same bytes hold 3.9 times the
-// positions. Attention then reads an int8 pool's positions rebuilt in float32
-// (read_rows) and stores the new ones as codes (write_rows): paged_forward.cpp.
+// positions. Attention then stores the new positions as codes (write_rows) and
+// reads every position rebuilt in float32 (read_rows): paged_forward.cpp.
 #pragma once
 
 #include <cstdint>
@@ -63,10 +63,10 @@ class BlockPool {
   // l, rebuilt in float32 into keys and values (n, C).
   void read_rows(std::size_t l, std::span<const BlockId> table, std::size_t n, float* keys,
                  float* values) const;
-  // An int8 pool: stores keys and values (T, C) as positions start .. start+T-1
-  // of that text, layer l, each row with its own scale.
+  // An int8 pool: stores the keys and values of rows (T, 3C) (q | k | v a row)
+  // as positions start .. start+T-1 of that text, layer l, a scale a row.
   void write_rows(std::size_t l, std::span<const BlockId> table, std::size_t start, std::size_t T,
-                  const float* keys, const float* values);
+                  const float* rows);
 
   // A block for a text to write, held once; nothing when every block is in use.
   std::optional<BlockId> allocate();

@@ -3,10 +3,10 @@
 // An int8 pool (block_pool.hpp) holds 3.9 times the positions of a float32 pool
 // in the same bytes, and pays for it in every layer of every forward pass:
 // each text's held positions are rebuilt in float32 before attention reads
-// them, and its new positions are stored as codes after. Both are loops over
-// numbers, so a pass costs besides lesson 06's forward
+// them, the new ones included, which are stored as codes first. Both are loops
+// over numbers, so a pass costs besides lesson 06's forward
 //
-//   (held positions x read_ns + new positions x write_ns) x 2 C x L
+//   ((held + new positions) x read_ns + new positions x write_ns) x 2 C x L
 //
 // (keys and values, every layer), with the two rates measured on this machine
 // as the machine profile measures its loops: a whole context, many times, the median.

@@ -5,8 +5,8 @@
 #include <optional>
 #include <stdexcept>
 
-#include "11_server/step_kernels.hpp"  // KernelMatrices, 06_kvcache/kv_cache.hpp
 #include "11_server/prefix_reuse.hpp"
+#include "11_server/step_kernels.hpp"  // KernelMatrices, 06_kvcache/kv_cache.hpp
 
 namespace tang {
 

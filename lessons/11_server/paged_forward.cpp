@@ -4,8 +4,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include "06_kvcache/exercise/attention_with_cache.hpp"  // exercise 06a
-#include "11_server/exercise/paged_attention.hpp"        // exercise 11a
+#include "11_server/exercise/paged_attention.hpp"  // exercise 11a
 
 namespace tang {
 
@@ -70,15 +69,20 @@ void PagedCache::attend(std::size_t l, float* out, const float* rows, std::size_
                                pool->block_size(), start, T, C, cfg.n_head);
     return;
   }
-  // An int8 pool (lesson 13's int8-token cache): the held positions rebuilt in
-  // float32, lesson 06's attention over them (it appends the new rows as
-  // computed), then the new rows stored as codes. Same numbers as lesson 13's
-  // QuantizedCache, bit for bit (tested).
-  thread_local std::vector<float> keys, values;  // (T_max, C) scratch
+  // An int8 pool: the new keys and values are stored as codes first, then every
+  // position, the new ones too, is rebuilt in float32 and attended as lesson 06
+  // does. Every position is read from its codes, so a text's logits do not
+  // depend on how its positions were computed: one piece of an opening or step
+  // by step, again after a preemption, or taken from the pool (tested).
+  const std::size_t n = start + T;
+  thread_local std::vector<float> keys, values, weights;  // (T_max, C), (T_max, C), (NH, T_max)
   keys.resize(cfg.block_size * C), values.resize(cfg.block_size * C);
-  pool->read_rows(l, text->table, start, keys.data(), values.data());
-  attention_with_cache(out, rows, keys.data(), values.data(), start, T, C, cfg.n_head);
-  pool->write_rows(l, text->table, start, T, &keys[start * C], &values[start * C]);
+  weights.resize(cfg.n_head * cfg.block_size);
+  pool->write_rows(l, text->table, start, T, rows);
+  pool->read_rows(l, text->table, n, keys.data(), values.data());
+  for (std::size_t t = 0; t < T; ++t)  // new row t, position start + t, sees 0 .. start + t
+    ops::attend(out + t * C, weights.data(), rows + t * 3 * C, keys.data(), values.data(), C,
+                start + t + 1, C, cfg.n_head);
 }
 
 }  // namespace tang
