@@ -8,6 +8,28 @@
 
 namespace tang {
 
+namespace {
+
+// An int8 pool: the new keys and values are stored as codes first, then every
+// position, the new ones too, is rebuilt in float32 and attended as lesson 06
+// does. Every position is read from its codes, so a text's logits do not
+// depend on how its positions were computed: one piece of an opening or step
+// by step, again after a preemption, or taken from the pool (tested).
+void attend_from_codes(std::size_t l, float* out, const float* rows, std::size_t T,
+                       const PagedText& text, BlockPool& pool, const GPTConfig& cfg) {
+  const std::size_t C = cfg.n_embd, start = text.length();
+  thread_local std::vector<float> keys, values, weights;  // (T_max, C), (T_max, C), (NH, T_max)
+  keys.resize(cfg.block_size * C), values.resize(cfg.block_size * C);
+  weights.resize(cfg.n_head * cfg.block_size);
+  pool.write_rows(l, text.table, start, T, rows);
+  pool.read_rows(l, text.table, start + T, keys.data(), values.data());
+  for (std::size_t t = 0; t < T; ++t)  // new row t, position start + t, sees 0 .. start + t
+    ops::attend(out + t * C, weights.data(), rows + t * 3 * C, keys.data(), values.data(), C,
+                start + t + 1, C, cfg.n_head);
+}
+
+}  // namespace
+
 std::size_t blocks_needed(const PagedText& text, std::size_t more, std::size_t block_size) {
   const std::size_t wanted = (text.length() + more + block_size - 1) / block_size;
   return wanted > text.table.size() ? wanted - text.table.size() : 0;
@@ -63,26 +85,10 @@ void PagedCache::check_room(std::size_t T, const GPTConfig& config) const {
 void PagedCache::attend(std::size_t l, float* out, const float* rows, std::size_t T,
                         const GPT& model) {
   const GPTConfig& cfg = model.config();
-  const std::size_t C = cfg.n_embd, start = text->length();
-  if (pool->numbers() == PoolNumbers::kFloat32) {
-    paged_attention_with_cache(out, rows, pool->keys(l), pool->values(l), text->table,
-                               pool->block_size(), start, T, C, cfg.n_head);
-    return;
-  }
-  // An int8 pool: the new keys and values are stored as codes first, then every
-  // position, the new ones too, is rebuilt in float32 and attended as lesson 06
-  // does. Every position is read from its codes, so a text's logits do not
-  // depend on how its positions were computed: one piece of an opening or step
-  // by step, again after a preemption, or taken from the pool (tested).
-  const std::size_t n = start + T;
-  thread_local std::vector<float> keys, values, weights;  // (T_max, C), (T_max, C), (NH, T_max)
-  keys.resize(cfg.block_size * C), values.resize(cfg.block_size * C);
-  weights.resize(cfg.n_head * cfg.block_size);
-  pool->write_rows(l, text->table, start, T, rows);
-  pool->read_rows(l, text->table, n, keys.data(), values.data());
-  for (std::size_t t = 0; t < T; ++t)  // new row t, position start + t, sees 0 .. start + t
-    ops::attend(out + t * C, weights.data(), rows + t * 3 * C, keys.data(), values.data(), C,
-                start + t + 1, C, cfg.n_head);
+  if (pool->numbers() == PoolNumbers::kInt8)
+    return attend_from_codes(l, out, rows, T, *text, *pool, cfg);
+  paged_attention_with_cache(out, rows, pool->keys(l), pool->values(l), text->table,
+                             pool->block_size(), text->length(), T, cfg.n_embd, cfg.n_head);
 }
 
 }  // namespace tang
