@@ -24,19 +24,52 @@ Eight load8(const float* p) {
   return v;
 }
 
-// w[j] = key_j . q for n keys at keys + j * stride, HS channels (HS % 8 == 0).
-void scores(float* w, const float* q, const float* keys, std::size_t stride, std::size_t n,
-            std::size_t HS) {
+// weights (NH, n): w[h][j] = key_j . q in head h's HS channels (HS % 8 == 0),
+// four keys at a time, their lanes added together at the end; each block of
+// four key rows is read once for every head, in order, as memory lies.
+void scores(float* weights, const float* q, const float* keys, std::size_t stride, std::size_t n,
+            std::size_t HS, std::size_t NH) {
   std::size_t j = 0;
-  for (; j + 4 <= n; j += 4) {  // four keys at a time, their lanes added together at the end
-    Eight sums[4] = {};
-    for (std::size_t i = 0; i < HS; i += 8) {
-      const Eight qi = load8(q + i);
-      for (std::size_t r = 0; r < 4; ++r) sums[r] += load8(keys + (j + r) * stride + i) * qi;
+  for (; j + 4 <= n; j += 4) {
+    for (std::size_t h = 0; h < NH; ++h) {
+      const float* k = keys + j * stride + h * HS;
+      Eight sums[4] = {};
+      for (std::size_t i = 0; i < HS; i += 8) {
+        const Eight qi = load8(q + h * HS + i);
+        for (std::size_t r = 0; r < 4; ++r) sums[r] += load8(k + r * stride + i) * qi;
+      }
+      add_lanes4(weights + h * n + j, sums);
     }
-    add_lanes4(w + j, sums);
   }
-  for (; j < n; ++j) w[j] = ops::dot(keys + j * stride, q, HS);
+  for (; j < n; ++j)
+    for (std::size_t h = 0; h < NH; ++h)
+      weights[h * n + j] = ops::dot(keys + j * stride + h * HS, q + h * HS, HS);
+}
+
+// out (HS) = sum_j w_j v_j for n values at values + j * stride: row by row, each
+// row's HS channels read once, in order (as memory lies), into HS / 8 sums kept
+// in registers, rather than 8 channels at a time down all the rows.
+template <std::size_t HS>
+void weighted_sum(float* out, const float* w, const float* values, std::size_t stride,
+                  std::size_t n) {
+  Eight acc[HS / 8] = {};
+  for (std::size_t j = 0; j < n; ++j) {
+    const float* v = values + j * stride;
+    for (std::size_t k = 0; k < HS / 8; ++k) acc[k] += w[j] * load8(v + 8 * k);
+  }
+  std::memcpy(out, acc, sizeof acc);
+}
+
+void weighted_sum(float* out, const float* w, const float* values, std::size_t stride,
+                  std::size_t n, std::size_t HS) {
+  if (HS == 32) return weighted_sum<32>(out, w, values, stride, n);
+  if (HS == 64) return weighted_sum<64>(out, w, values, stride, n);
+  if (HS == 128) return weighted_sum<128>(out, w, values, stride, n);
+  for (std::size_t i = 0; i < HS; i += 8) {  // 8 channels at a time, down the rows
+    Eight acc = {};
+    for (std::size_t j = 0; j < n; ++j) acc += w[j] * load8(values + j * stride + i);
+    std::memcpy(out + i, &acc, sizeof acc);
+  }
 }
 
 }  // namespace
@@ -46,18 +79,13 @@ void attend(float* out, float* weights, const float* q, const float* keys, const
   const std::size_t HS = C / NH;
   if (HS % 8 != 0) return ops::attend(out, weights, q, keys, values, stride, n, C, NH);
   const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
+  scores(weights, q, keys, stride, n, HS, NH);  // (NH, n)
   for (std::size_t h = 0; h < NH; ++h) {
     float* w = weights + h * n;  // (n)
-    scores(w, q + h * HS, keys + h * HS, stride, n, HS);
     for (std::size_t j = 0; j < n; ++j) w[j] *= scale;
     const float sum = exp_minus_max_and_sum(w, w, n, max_of(w, n));
     for (std::size_t j = 0; j < n; ++j) w[j] /= sum;
-    const float* vh = values + h * HS;
-    for (std::size_t i = 0; i < HS; i += 8) {  // out = sum_j w_j v_j, 8 channels at a time
-      Eight acc = {};
-      for (std::size_t j = 0; j < n; ++j) acc += w[j] * load8(vh + j * stride + i);
-      std::memcpy(out + h * HS + i, &acc, sizeof acc);
-    }
+    weighted_sum(out + h * HS, w, values + h * HS, stride, n, HS);
   }
 }
 
