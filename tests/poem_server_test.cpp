@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -538,10 +539,10 @@ TEST(PoemServer, ABodyReadsBackAsItsRequest) {
 }
 
 // 32 streams at once to poem_server started with `args`: each poem must be the
-// single-text writer's with the same product (`matmul`).
-void thirty_two_streams_are_the_writers_alone(const tang::GPT& model,
-                                              const std::vector<std::string>& args,
-                                              tang::MatmulKernel matmul) {
+// one `alone` writes for its request by itself.
+void thirty_two_streams_are_the_writers_alone(
+    const std::vector<std::string>& args,
+    const std::function<std::string(const tang::PoemRequest&)>& alone) {
   Server server(args);
   std::vector<tang::PoemRequest> requests(32);
   std::vector<json> bodies(32);
@@ -580,7 +581,7 @@ void thirty_two_streams_are_the_writers_alone(const tang::GPT& model,
   }
   for (std::thread& t : clients) t.join();
   for (std::size_t i = 0; i < requests.size(); ++i) {
-    const std::string poem = tang::write_alone(model, requests[i], matmul);
+    const std::string poem = alone(requests[i]);
     EXPECT_TRUE(streams[i].done) << "request " << i << " ends with [DONE]";
     EXPECT_EQ(requests[i].opening + streams[i].text, poem) << "request " << i;
     EXPECT_EQ(streams[i].last.value("poem", ""), poem) << "request " << i;
@@ -590,14 +591,30 @@ void thirty_two_streams_are_the_writers_alone(const tang::GPT& model,
 
 TEST(PoemServer, ThirtyTwoStreamsAtOnceAreLessonSixsPoems) {
   NEED_SHIPPED_MODEL();
-  thirty_two_streams_are_the_writers_alone(model, {}, tang::ops::matmul_forward);
+  thirty_two_streams_are_the_writers_alone(
+      {}, [&](const tang::PoemRequest& r) { return tang::write_alone(model, r); });
 }
 
 // --tuned: the tuned single-text writer's poems (the engine's test,
 // OnTheTunedPathEveryRowIsTheTunedWritersAlone, compares every row of logits).
 TEST(PoemServer, WithTunedThirtyTwoStreamsAtOnceAreTheTunedWritersPoems) {
   NEED_SHIPPED_MODEL();
-  thirty_two_streams_are_the_writers_alone(model, {"--tuned"}, tang::fast::few_rows_matmul);
+  thirty_two_streams_are_the_writers_alone({"--tuned"}, [&](const tang::PoemRequest& r) {
+    return tang::write_alone(model, r, tang::fast::few_rows_matmul);
+  });
+}
+
+// --int8-pool: lesson 13's pool in int8 (its poems differ from lesson 06's in
+// places); 32 streams at once write what an int8 engine writes one poem at a time.
+TEST(PoemServer, WithAnInt8PoolThirtyTwoStreamsAtOnceAreItsPoemsOneAtATime) {
+  NEED_SHIPPED_MODEL();
+  tang::EngineOptions one_at_a_time;
+  one_at_a_time.pool_numbers = tang::PoolNumbers::kInt8;
+  one_at_a_time.max_batch = 1;
+  tang::PagedEngine engine(model, one_at_a_time);
+  thirty_two_streams_are_the_writers_alone({"--int8-pool"}, [&](const tang::PoemRequest& r) {
+    return tang::serve_poem(engine, r, [](const auto&) { return true; }).poem;
+  });
 }
 
 // A client that leaves before its (not streamed) answer stops its poems: the
