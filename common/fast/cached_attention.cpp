@@ -80,11 +80,11 @@ void attend(float* out, float* weights, const float* q, const float* keys, const
   if (HS % 8 != 0) return ops::attend(out, weights, q, keys, values, stride, n, C, NH);
   const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
   scores(weights, q, keys, stride, n, HS, NH);  // (NH, n)
+  for (std::size_t i = 0; i < NH * n; ++i) weights[i] *= scale;
   for (std::size_t h = 0; h < NH; ++h) {
     float* w = weights + h * n;  // (n)
-    for (std::size_t j = 0; j < n; ++j) w[j] *= scale;
-    const float sum = exp_minus_max_and_sum(w, w, n, max_of(w, n));
-    for (std::size_t j = 0; j < n; ++j) w[j] /= sum;
+    const float inverse = 1.0f / exp_minus_max_and_sum(w, w, n, max_of(w, n));
+    for (std::size_t j = 0; j < n; ++j) w[j] *= inverse;  // one division, then multiplications
     weighted_sum(out + h * HS, w, values + h * HS, stride, n, HS);
   }
 }

@@ -204,25 +204,55 @@ void top_p_filter(std::span<float> probabilities, float p, std::vector<NucleusKe
   keep_up_to(probabilities, edge.last, edge.total);
 }
 
+namespace {
+
+// The walk along the cumulative distribution of `probabilities`, as exercise
+// 02: the first whose running total passes the coin, else the last non-zero.
+std::size_t walk(std::span<const float> probabilities, float coin) {
+  float total = 0.0f;
+  std::size_t last_possible = 0;
+  for (std::size_t i = 0; i < probabilities.size(); ++i) {
+    if (probabilities[i] <= 0.0f) continue;
+    total += probabilities[i];
+    last_possible = i;
+    if (coin < total) break;
+  }
+  return last_possible;
+}
+
+}  // namespace
+
 TokenId sample_next(std::span<float> logits, const SamplingSettings& s, Rng& rng,
                     SamplerScratch& scratch) {
   if (s.temperature == 0.0f) return argmax(logits);
   const float max = max_of(logits.data(), logits.size());
   for (float& z : logits) z = (z - max) / s.temperature;  // as lesson 03: no overflow
-  top_k_filter(logits, s.top_k, scratch.values);
-  softmax_in_place(logits);
-  top_p_filter(logits, s.top_p, scratch.keys);
-  // the walk along the cumulative distribution, as exercise 02
-  const float coin = rng.uniform();
-  float total = 0.0f;
-  TokenId last_possible = 0;
-  for (std::size_t i = 0; i < logits.size(); ++i) {
-    if (logits[i] <= 0.0f) continue;
-    total += logits[i];
-    last_possible = static_cast<TokenId>(i);
-    if (coin < total) break;
+  if (s.top_k == 0 || s.top_k >= logits.size() || s.top_k > kFewKept) {
+    top_k_filter(logits, s.top_k, scratch.values);
+    softmax_in_place(logits);
+    top_p_filter(logits, s.top_p, scratch.keys);
+    return static_cast<TokenId>(walk(logits, rng.uniform()));
   }
-  return last_possible;
+  // A small top-k: everything below the k-th largest would be 0 after the
+  // softmax, so the softmax, top-p and the walk take only the kept characters
+  // (k of them, more on a tie), in order of id, which keeps top-p's and the
+  // walk's order of ties.
+  const float kth = kth_largest(logits, s.top_k, scratch.values);
+  scratch.kept_ids.clear(), scratch.kept.clear();
+  for (std::size_t block = 0; block < logits.size(); block += 16) {
+    const std::size_t end = std::min(block + 16, logits.size());
+    int any = 0;
+#pragma omp simd reduction(| : any)
+    for (std::size_t i = block; i < end; ++i) any |= logits[i] >= kth ? 1 : 0;
+    if (any == 0) continue;  // nearly every block
+    for (std::size_t i = block; i < end; ++i) {
+      if (logits[i] >= kth)
+        scratch.kept_ids.push_back(static_cast<TokenId>(i)), scratch.kept.push_back(logits[i]);
+    }
+  }
+  softmax_in_place(scratch.kept);
+  top_p_filter(scratch.kept, s.top_p, scratch.keys);
+  return scratch.kept_ids[walk(scratch.kept, rng.uniform())];
 }
 
 }  // namespace tang::fast

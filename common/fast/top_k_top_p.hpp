@@ -49,11 +49,18 @@ void top_p_filter(std::span<float> probabilities, float p, std::vector<NucleusKe
 struct SamplerScratch {
   std::vector<float> values;
   std::vector<NucleusKey> keys;
+  std::vector<TokenId> kept_ids;  // a small top-k's characters, in order of id
+  std::vector<float> kept;        // and their logits, then probabilities
 };
 
+// A top-k up to this many: the softmax and the walk take only the kept characters.
+inline constexpr std::size_t kFewKept = 64;
+
 // Lesson 03's sampling step with the tuned pieces: temperature -> top-k ->
-// softmax -> top-p -> one coin, overwriting `logits`. The same character as the
-// lesson's sample_next, up to the last bit of the vectorised softmax.
+// softmax -> top-p -> one coin, overwriting `logits` (what is left there is
+// not a distribution). The same character as the lesson's sample_next, up to
+// the last bit of the vectorised softmax. With a top-k up to kFewKept, the
+// softmax, top-p and the coin's walk take only the kept characters.
 TokenId sample_next(std::span<float> logits, const SamplingSettings& settings, Rng& rng,
                     SamplerScratch& scratch);
 
