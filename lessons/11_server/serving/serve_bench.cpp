@@ -20,7 +20,7 @@
 //
 //   build/release/lessons/11_server/serve_bench                  64 requests a row
 //   build/release/lessons/11_server/serve_bench --requests 256 --tsv out.tsv
-//   build/release/lessons/11_server/serve_bench --pool-budget --requests 256   lesson 13's
+//   build/release/lessons/11_server/serve_bench --pool-budget      lesson 13's (256 requests)
 //   scripts/plot_serve_bench.sh out.tsv chart.svg                 the page's chart
 #include <httplib.h>
 
@@ -295,7 +295,8 @@ int main(int argc, char** argv) {
   std::size_t requests = 64;
   std::uint64_t seed = 42;
   app.add_option("--checkpoint", checkpoint, "model file (safetensors)")->capture_default_str();
-  app.add_option("--requests", requests, "requests a row, in [1, 100000]")
+  app.add_option("--requests", requests,
+                 "requests a row, in [1, 100000] (with --pool-budget, 256 unless given)")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
   app.add_option("--seed", seed, "the first request's seed (then seed + 1, ...)")
@@ -307,6 +308,9 @@ int main(int argc, char** argv) {
                "instead of the tables: a pool on a budget, float32 against int8 (lesson 13)")
       ->excludes(tsv_option);
   return run_program(argc, argv, app, [&] {
+    // lesson 13's table: 64 requests from its 64 clients would all arrive at once and end
+    // together; 256 reach the steady state that the cost model's latencies describe
+    if (pool_budget && app.count("--requests") == 0) requests = 256;
     const GPT model = load_checkpoint(checkpoint);
     require_multi_head(model.config(), "lesson 11's paged cache");
     const MachineProfile profile = load_or_measure_profile(
