@@ -11,6 +11,9 @@
 
 namespace tang {
 
+inline constexpr int kInt8Largest = 127;  // int8 codes in [-127, 127]
+inline constexpr int kInt4Largest = 7;    // int4 codes in [-7, 7]
+
 // x[0], x[stride], ... x[(n-1) stride] -> codes at the same places; returns the
 // scale (0 when every number is 0; the codes are then 0).
 float quantize_run(const float* x, std::size_t n, std::size_t stride, int qmax, std::int8_t* codes);

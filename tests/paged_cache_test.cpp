@@ -222,15 +222,16 @@ TEST(BlockPool, AnInt8PoolHoldsAPositionIn1056BytesAndRebuildsItsRows) {
   pool.write_rows(2, table, 0, 4, rows.data());
   pool.read_rows(2, table, 4, k.data(), v.data());
   for (std::size_t p = 0; p < 4; ++p) {
-    for (std::size_t c = 0; c < 128; ++c) {  // within half a step: the row's largest / 127 / 2
-      const float* row = &rows[p * 3 * 128];
-      const auto bound = [&](std::size_t from) {
-        float largest = 0;
-        for (std::size_t j = 0; j < 128; ++j) largest = std::max(largest, std::abs(row[from + j]));
-        return largest / 127.0f / 2.0f * 1.0001f;
-      };
-      ASSERT_NEAR(k[p * 128 + c], row[128 + c], bound(128)) << p << ", " << c;
-      ASSERT_NEAR(v[p * 128 + c], row[256 + c], bound(256)) << p << ", " << c;
+    const float* row = &rows[p * 3 * 128];
+    const auto half_step = [&](std::size_t from) {  // the row's largest / 127 / 2
+      float largest = 0;
+      for (std::size_t j = 0; j < 128; ++j) largest = std::max(largest, std::abs(row[from + j]));
+      return largest / 127.0f / 2.0f * 1.0001f;
+    };
+    const float key_bound = half_step(128), value_bound = half_step(256);
+    for (std::size_t c = 0; c < 128; ++c) {
+      ASSERT_NEAR(k[p * 128 + c], row[128 + c], key_bound) << p << ", " << c;
+      ASSERT_NEAR(v[p * 128 + c], row[256 + c], value_bound) << p << ", " << c;
     }
   }
   std::vector<float> other(4 * 128);

@@ -56,6 +56,25 @@ void top_k_filter(std::span<float> logits, std::size_t k, std::vector<float>& sc
 
 namespace {
 
+// Calls take(i) for every i where keep(values[i]), for the few among many: 16
+// values at a time are tested in vector lanes, and only a block that holds one
+// is looked at value by value (nearly every block holds none).
+template <class Keep, class Take>
+void for_each_kept(std::span<const float> values, Keep keep, Take take) {
+  const float* v = values.data();
+  const std::size_t n = values.size();
+  for (std::size_t block = 0; block < n; block += 16) {
+    const std::size_t end = std::min(block + 16, n);
+    int any = 0;
+#pragma omp simd reduction(| : any)
+    for (std::size_t i = block; i < end; ++i) any |= keep(v[i]) ? 1 : 0;
+    if (any == 0) continue;
+    for (std::size_t i = block; i < end; ++i) {
+      if (keep(v[i])) take(i);
+    }
+  }
+}
+
 NucleusKey key_of(float probability, std::size_t id) {
   const auto high = std::bit_cast<std::uint32_t>(probability);  // orders like p >= 0
   const auto low = ~static_cast<std::uint32_t>(id);             // smaller id: larger
@@ -151,24 +170,13 @@ Edge last_member_by_bisection(std::span<const float> probabilities, float p, flo
   }
   // Everything at or above `hi` is in the nucleus (it sorts first and holds
   // less than p); the last member is among the few in [lo, hi).
-  // lo <= bits < hi as one unsigned comparison; a vectorised test of 16 at a
-  // time skips the blocks that hold none of them (nearly all).
+  // lo <= bits < hi as one unsigned comparison
   const auto in_bracket = [lo, width = hi - lo](float q) {
     return std::bit_cast<std::uint32_t>(q) - lo < width;
   };
-  const float* q = probabilities.data();
-  const std::size_t n = probabilities.size();
   keys.clear();
-  for (std::size_t block = 0; block < n; block += 16) {
-    const std::size_t end = std::min(block + 16, n);
-    int any = 0;
-#pragma omp simd reduction(| : any)
-    for (std::size_t i = block; i < end; ++i) any |= in_bracket(q[i]) ? 1 : 0;
-    if (any == 0) continue;
-    for (std::size_t i = block; i < end; ++i) {
-      if (in_bracket(q[i])) keys.push_back(key_of(q[i], i));
-    }
-  }
+  for_each_kept(probabilities, in_bracket,
+                [&](std::size_t i) { keys.push_back(key_of(probabilities[i], i)); });
   // from_hi in a double is exact (under 2^53 units), and so are the sums after
   // it: every term is a whole number of units too.
   return last_member_by_sorting(keys, p, static_cast<double>(from_hi.units) / kUnitsPerOne);
@@ -239,17 +247,11 @@ TokenId sample_next(std::span<float> logits, const SamplingSettings& s, Rng& rng
   // walk's order of ties.
   const float kth = kth_largest(logits, s.top_k, scratch.values);
   scratch.kept_ids.clear(), scratch.kept.clear();
-  for (std::size_t block = 0; block < logits.size(); block += 16) {
-    const std::size_t end = std::min(block + 16, logits.size());
-    int any = 0;
-#pragma omp simd reduction(| : any)
-    for (std::size_t i = block; i < end; ++i) any |= logits[i] >= kth ? 1 : 0;
-    if (any == 0) continue;  // nearly every block
-    for (std::size_t i = block; i < end; ++i) {
-      if (logits[i] >= kth)
+  for_each_kept(
+      logits, [kth](float z) { return z >= kth; },
+      [&](std::size_t i) {
         scratch.kept_ids.push_back(static_cast<TokenId>(i)), scratch.kept.push_back(logits[i]);
-    }
-  }
+      });
   softmax_in_place(scratch.kept);
   top_p_filter(scratch.kept, s.top_p, scratch.keys);
   return scratch.kept_ids[walk(scratch.kept, rng.uniform())];

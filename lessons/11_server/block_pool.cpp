@@ -120,8 +120,8 @@ void BlockPool::write_rows(std::size_t l, std::span<const BlockId> table, std::s
   for (std::size_t t = 0; t < T; ++t) {
     const std::size_t r = code_row(l, table, start + t);
     const float* row = rows + t * 3 * C_;  // q | k | v
-    key_scales_[r] = quantize_run(row + C_, C_, 1, 127, &key_codes_[r * C_]);
-    value_scales_[r] = quantize_run(row + 2 * C_, C_, 1, 127, &value_codes_[r * C_]);
+    key_scales_[r] = quantize_run(row + C_, C_, 1, kInt8Largest, &key_codes_[r * C_]);
+    value_scales_[r] = quantize_run(row + 2 * C_, C_, 1, kInt8Largest, &value_codes_[r * C_]);
   }
 }
 

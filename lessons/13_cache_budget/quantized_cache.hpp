@@ -50,7 +50,7 @@ struct NumberFormat {
   bool operator==(const NumberFormat&) const = default;
   std::string name() const;  // "fp32", "bf16", "int8/token", "int4/channel", ...
   bool is_integer() const { return bits == kInt8 || bits == kInt4; }
-  int qmax() const { return bits == kInt8 ? 127 : 7; }
+  int qmax() const { return bits == kInt8 ? kInt8Largest : kInt4Largest; }
 };
 
 inline constexpr std::size_t kScaleGroup = 32;    // channels sharing a scale, per group
