@@ -45,6 +45,7 @@
 #include "checkpoint.hpp"
 #include "fast/blas_cores.hpp"
 #include "fast/fast.hpp"
+#include "tuned_product.hpp"
 #include "gpt.hpp"
 #include "parameters.hpp"
 #include "rng.hpp"
@@ -163,8 +164,15 @@ inline constexpr Path kBothPaths[] = {Path::kPlain, Path::kTuned};
 inline const char* path_name(Path path) {
   return path == Path::kPlain ? "plain" : "tuned";
 }
+// The tuned kernels: fast::kernels() with the product this machine's profile finds
+// fastest for each width and number of rows (tuned_product.hpp).
 inline const Kernels& kernels_for(Path path) {
-  return path == Path::kPlain ? kPlainKernels : fast::kernels();
+  static const Kernels tuned = [] {
+    Kernels k = fast::kernels();
+    k.matmul = tuned_matmul_forward;
+    return k;
+  }();
+  return path == Path::kPlain ? kPlainKernels : tuned;
 }
 // Activations for a window of text (no cache) on a path. fast::attention_forward writes the
 // attention weights of every position (its scratch space) and does not accept the null

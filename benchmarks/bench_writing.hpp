@@ -3,10 +3,11 @@
 //   make_predictor(model, path, use_cache)   the Predictor (common/generate.hpp) of a path:
 //       plain, cache     lesson 06's CachedPredictor with the plain kernels: the lesson path
 //       plain, no cache  common/generate.hpp's Recompute: what lessons 01-05 run
-//       tuned, cache     CachedPredictor over TunedMatrices (below): the
-//                        matrix products by OpenBLAS, GELU by vector erf, the rest as
+//       tuned, cache     CachedPredictor over TunedMatrices (below): each matrix
+//                        product the fastest this machine's profile found for its
+//                        shape (tuned_product.hpp), GELU by vector erf, the rest as
 //                        the lesson does it
-//       tuned, no cache  RecomputeWith (below): Recompute with fast::kernels()
+//       tuned, no cache  RecomputeWith (below): Recompute with kernels_for(kTuned)
 //   sampler_for(path, settings)   a Picker: lesson 03's sample_next (temperature, top-k,
 //                        the plain softmax, exercise 03's top-p, exercise 02's draw), or
 //                        fast::sample_next (heap top-k, vectorised softmax, bisection top-p)
@@ -32,21 +33,44 @@
 
 namespace tang::bench {
 
-// A weight matrix multiplied by the tuned product (fast::matmul_forward, OpenBLAS).
+// A weight matrix multiplied by the tuned product: the fastest for its width and
+// number of rows in this machine's profile (tuned_product.hpp), its panel copy
+// among the choices.
 struct TunedMatrix {
   const float* weight;
   std::size_t rows, cols;
+  const fast::PanelMatrix* panels;
   void matmul(float* out, const float* inp, const float* bias, std::size_t N) const {
-    fast::matmul_forward(out, inp, weight, bias, N, cols, rows);
+    tuned_product(out, inp, weight, panels, bias, N, cols, rows);
   }
 };
 
-// The tuned cached step's matrices: the model's own floats through TunedMatrix, and
-// its GELU through glibc's vector erf (fast::gelu_forward; lesson 06's forward
-// takes the matrices' own GELU, step_gelu). LayerNorm and attention stay the lesson's.
-struct TunedMatrices : ModelMatrices<TunedMatrix> {
-  using ModelMatrices<TunedMatrix>::ModelMatrices;
+// The tuned cached step's matrices: the model's own floats (and their panel copies)
+// through TunedMatrix, and its GELU through glibc's vector erf (fast::gelu_forward;
+// lesson 06's forward takes the matrices' own GELU, step_gelu). LayerNorm and
+// attention stay the lesson's. Shaped as lesson 06's ModelMatrices.
+struct TunedMatrices {
+  explicit TunedMatrices(const GPT& model)
+      : output(tuned(model.weights().wte, model.config().vocab_size, model.config().n_embd)) {
+    product_choice();  // read (or measured) now, before any timing starts
+    const std::size_t C = model.config().n_embd, P = model.config().proj_width();
+    for (const LayerWeights& w : model.weights().layers) {
+      layers_.push_back({tuned(w.qkv_w, P, C), tuned(w.attn_proj_w, C, C), tuned(w.fc_w, 4 * C, C),
+                         tuned(w.fc_proj_w, C, 4 * C)});
+    }
+  }
+  struct Layer {
+    TunedMatrix qkv, attn_proj, fc, fc_proj;
+  };
+  const Layer& layer(std::size_t l) const { return layers_[l]; }
   void gelu(float* out, const float* inp, std::size_t n) const { fast::gelu_forward(out, inp, n); }
+  TunedMatrix output;  // the tied output layer: wte (V, C)
+
+ private:
+  static TunedMatrix tuned(const float* weight, std::size_t rows, std::size_t cols) {
+    return {weight, rows, cols, &panels_of(weight, rows, cols)};
+  }
+  std::vector<Layer> layers_;
 };
 
 // Lesson 06's KVCache with the tuned attention: the same keys and values appended,
@@ -115,7 +139,7 @@ inline std::unique_ptr<Predictor> make_predictor(const GPT& model, Path path, bo
   if (use_cache && path == Path::kPlain) return std::make_unique<CachedPredictor<>>(model);
   if (use_cache) return std::make_unique<CachedPredictor<TunedMatrices>>(model);
   if (path == Path::kPlain) return std::make_unique<Recompute>(model);
-  return std::make_unique<RecomputeWith>(model, fast::kernels());
+  return std::make_unique<RecomputeWith>(model, kernels_for(Path::kTuned));
 }
 
 inline Picker sampler_for(Path path, const SamplingSettings& settings) {

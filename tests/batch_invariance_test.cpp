@@ -4,10 +4,11 @@
 // cache (of a different length), the text we watch in a different place of the
 // batch each time, beside different neighbours. With a batch-invariant product
 // (fast::few_rows_matmul: every row summed in the same order whatever N is) the
-// watched row's logits are the bits it gets alone, at every B from 1 to 64. The
-// tuned product the benchmarks use (fast::matmul_forward: the lesson's loop for
-// one row, few_rows_matmul up to 32, OpenBLAS's sgemm past it) changes its sums
-// with B: the same check finds it (the check can fail). Uses the shipped model.
+// watched row's logits are the bits it gets alone, at every B from 1 to 64. A
+// product that changes kernels with the number of rows (fast::matmul_forward, the
+// trainer's: the lesson's loop for one row, few_rows_matmul up to 32, OpenBLAS's
+// sgemm past it) changes its sums with B: the same check finds it (the check can
+// fail). Uses the shipped model.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -95,7 +96,7 @@ TEST(BatchInvariance, TheInvariantProductGivesARowTheSameBitsInEveryBatch) {
             std::vector<std::size_t>{});
 }
 
-TEST(BatchInvariance, TheBenchmarksTunedProductChangesARowWithItsBatch) {
+TEST(BatchInvariance, AProductThatChangesKernelsWithBChangesARow) {
   NEED_SHIPPED_MODEL();
   EXPECT_FALSE(batches_that_change_the_row(model, tang::fast::matmul_forward).empty())
       << "fast::matmul_forward sums a row another way at 1, 2..32 and 33..64 rows";

@@ -118,8 +118,54 @@ TEST(FewRowsMatmul, ARowIsSummedAlikeInEveryBatch) {
     for (std::size_t N = 1; N <= kMost; ++N) {
       tang::fast::few_rows_matmul(batch.data(), x.data(), w.data(), b.data(), N, IC, OC);
       for (std::size_t r = 0; r < N; r += 5) {
-        tang::fast::few_rows_matmul(alone.data(), x.data() + r * IC, w.data(), b.data(), 1, IC,
-                                    OC);
+        tang::fast::few_rows_matmul(alone.data(), x.data() + r * IC, w.data(), b.data(), 1, IC, OC);
+        ASSERT_TRUE(std::equal(alone.begin(), alone.end(), batch.begin() + long(r * OC)))
+            << "IC " << IC << ", row " << r << " of " << N;
+      }
+    }
+  }
+}
+
+// panel_matmul (weights copied into panels of output channels) agrees with the
+// plain loop: every count of rows up to 64 (its tiles of 8 or 4 and what is left),
+// outputs that fill no whole panel or tile of 3 panels, widths of any size.
+TEST(PanelMatmul, AgreesWithThePlainLoop) {
+  tang::Rng rng(23);
+  struct Shape {
+    std::size_t IC, OC;
+  };
+  for (const Shape s : {Shape{128, 384}, Shape{128, 7129}, Shape{768, 36}, Shape{5, 130},
+                        Shape{3072, 20}, Shape{1, 1}, Shape{48, 9}, Shape{128, 512}}) {
+    const Floats w = random_floats(s.OC * s.IC, rng, 0.1f), b = random_floats(s.OC, rng);
+    const tang::fast::PanelMatrix panels(w.data(), s.OC, s.IC);
+    for (const std::size_t N : {1u, 2u, 3u, 5u, 8u, 9u, 16u, 17u, 31u, 64u}) {
+      const Floats x = random_floats(N * s.IC, rng);
+      for (const bool with_bias : {true, false}) {
+        const float* bias = with_bias ? b.data() : nullptr;
+        Floats plain(N * s.OC), tuned(N * s.OC, -1.0f);
+        tang::ops::matmul_forward(plain.data(), x.data(), w.data(), bias, N, s.IC, s.OC);
+        tang::fast::panel_matmul(tuned.data(), x.data(), panels, bias, N);
+        EXPECT_LE(relative_error(tuned, plain), kTolerance)
+            << "N " << N << " IC " << s.IC << " OC " << s.OC << " bias " << with_bias;
+      }
+    }
+  }
+}
+
+// panel_matmul sums each row alike whatever else is in the batch: a row alone and
+// the same row among 1 to 64 others give the same bits.
+TEST(PanelMatmul, ARowIsSummedAlikeInEveryBatch) {
+  tang::Rng rng(29);
+  for (const std::size_t IC : {128u, 768u, 3072u, 1552u}) {
+    constexpr std::size_t OC = 70, kMost = 64;
+    const Floats x = random_floats(kMost * IC, rng), w = random_floats(OC * IC, rng, 0.1f),
+                 b = random_floats(OC, rng);
+    const tang::fast::PanelMatrix panels(w.data(), OC, IC);
+    Floats alone(OC), batch(kMost * OC);
+    for (std::size_t N = 1; N <= kMost; ++N) {
+      tang::fast::panel_matmul(batch.data(), x.data(), panels, b.data(), N);
+      for (std::size_t r = 0; r < N; r += 5) {
+        tang::fast::panel_matmul(alone.data(), x.data() + r * IC, panels, b.data(), 1);
         ASSERT_TRUE(std::equal(alone.begin(), alone.end(), batch.begin() + long(r * OC)))
             << "IC " << IC << ", row " << r << " of " << N;
       }

@@ -21,8 +21,10 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "gpt.hpp"
+#include "tensor.hpp"
 #include "tokenizer.hpp"
 
 namespace tang::fast {
@@ -31,6 +33,10 @@ namespace tang::fast {
 // dweight (OC, IC) and dbias (OC, may be null) for dout (N, OC).
 void matmul_forward(float* out, const float* inp, const float* weight, const float* bias,
                     std::size_t N, std::size_t IC, std::size_t OC);
+// The same product by OpenBLAS's sgemm alone (rows split over threads when there
+// are many), whatever N is: what matmul_forward calls past kFewRows.
+void blas_matmul(float* out, const float* inp, const float* weight, const float* bias,
+                 std::size_t N, std::size_t IC, std::size_t OC);
 // The same product for a batched decoding step's few input rows (N up to
 // kFewRows): each weight read once, fused multiply-adds in the widest vectors
 // (few_rows_matmul.cpp). matmul_forward calls it for 2 <= N <= kFewRows; for
@@ -38,6 +44,31 @@ void matmul_forward(float* out, const float* inp, const float* weight, const flo
 inline constexpr std::size_t kFewRows = 32;
 void few_rows_matmul(float* out, const float* inp, const float* weight, const float* bias,
                      std::size_t N, std::size_t IC, std::size_t OC);
+// A weight matrix (rows x cols, as the model stores it) copied once into the
+// layout of panel_matmul: panels of kPanelLanes output channels, each (cols,
+// kPanelLanes), the last one padded with zeros (panel_matmul.cpp).
+#if defined(__AVX512F__)
+inline constexpr std::size_t kPanelLanes = 16;  // one AVX-512 register of floats
+#else
+inline constexpr std::size_t kPanelLanes = 8;
+#endif
+class PanelMatrix {
+ public:
+  PanelMatrix(const float* weight, std::size_t rows, std::size_t cols);
+  std::size_t rows() const { return rows_; }
+  std::size_t cols() const { return cols_; }
+  std::size_t panels() const { return panels_; }
+  const float* data() const { return data_.data(); }
+
+ private:
+  std::size_t rows_, cols_, panels_;
+  std::vector<float, CacheLineAllocator<float>> data_;  // (panels, cols, kPanelLanes)
+};
+// out (N, rows) = inp (N, cols) @ W^T + bias (may be null), for any N: each weight
+// read from memory once, every output summed in order of the input channels with
+// fused multiply-adds, the same sums whatever N and the other rows are.
+void panel_matmul(float* out, const float* inp, const PanelMatrix& w, const float* bias,
+                  std::size_t N);
 // ops::matmul_forward's own outputs, bit for bit (every output summed in the
 // plain loop's lanes and order, no fused multiply-add), with each weight read
 // once for six input rows (exact_matmul.cpp). Measured no faster than the plain

@@ -25,6 +25,11 @@ void matmul_forward(float* out, const float* inp, const float* weight, const flo
     few_rows_matmul(out, inp, weight, bias, N, IC, OC);
     return;
   }
+  blas_matmul(out, inp, weight, bias, N, IC, OC);
+}
+
+void blas_matmul(float* out, const float* inp, const float* weight, const float* bias,
+                 std::size_t N, std::size_t IC, std::size_t OC) {
   float beta = 0.0f;
   if (bias) {
     for (std::size_t n = 0; n < N; ++n) std::memcpy(out + n * OC, bias, OC * sizeof(float));

@@ -200,12 +200,15 @@ LoopToMeasure fp32_product_loop(const std::string& name, Fp32Product product) {
 }
 
 void measure_loops(MachineProfile& p, std::span<const LoopToMeasure> loops) {
-  for (const LoopToMeasure& loop : loops) {
-    std::vector<LoopRate>& rates = p.loop_gflops[loop.name];
-    rates.clear();
-    for (std::size_t cols : kProfileWidths) {
-      const MatmulLoop run = loop.make(kProfileRows, cols);
-      for (std::size_t B : kProfileBatches) rates.push_back({cols, B, measure_loop(run, cols, B)});
+  for (const LoopToMeasure& loop : loops) p.loop_gflops[loop.name].clear();
+  // every loop at one width and batch size, then the next: loops measured together
+  // are measured side by side, under the same load, and can be compared
+  for (std::size_t cols : kProfileWidths) {
+    std::vector<MatmulLoop> runs;
+    for (const LoopToMeasure& loop : loops) runs.push_back(loop.make(kProfileRows, cols));
+    for (std::size_t B : kProfileBatches) {
+      for (std::size_t i = 0; i < loops.size(); ++i)
+        p.loop_gflops[loops[i].name].push_back({cols, B, measure_loop(runs[i], cols, B)});
     }
   }
 }

@@ -84,7 +84,8 @@ LoopToMeasure fp32_product_loop(const std::string& name, Fp32Product product);
 // a few seconds a loop.
 MachineProfile measure_machine_profile(std::span<const LoopToMeasure> loops);
 // Measures `loops` at every width and batch size into `p` (replacing any rates
-// of the same names).
+// of the same names), side by side: every loop at one width and batch size before
+// the next, so that loops measured in one call can be compared.
 void measure_loops(MachineProfile& p, std::span<const LoopToMeasure> loops);
 
 // The profile as text (one measurement a line) and back. parse_profile throws
