@@ -79,12 +79,19 @@ echo "== load before the run: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min); l
 mkdir -p "$out"
 rm -f "$out"/bench_*.json "$out"/torch_peer*.json
 
+# Every program's repetitions alternate between its rows (random interleaving): run in
+# order, every repetition of a row back to back, a plain row and its tuned twin met other
+# states of the machine. Lesson 08's GPT-2-shaped step (340 MB from main memory a step)
+# came out 10 to 15% behind at two rows in two such runs and led when they alternated, and
+# lesson 13's tuned steps came out 10 to 16% behind in order and 1.18x and 1.44x ahead
+# (fp32, int8-channel) when they alternated.
 run() {  # run <program> <threads> [extra flags]
   local name=$1 threads=$2
   shift 2
   echo "== $name ($threads thread(s))"
   OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=$threads "$bin/$name" --threads="$threads" \
     --benchmark_repetitions="$repetitions" --benchmark_min_time="$min_time" \
+    --benchmark_enable_random_interleaving=true \
     --benchmark_display_aggregates_only=true \
     --benchmark_out="$out/$name.json" --benchmark_out_format=json "$@"
 }
@@ -101,11 +108,7 @@ else
   run bench_06_kvcache 1
 fi
 run bench_07_verse 1
-# Lesson 08's plain and tuned twins at GPT-2 small's shape stream 340 MB a step from main
-# memory: run in order (every plain row, then every tuned one), the later rows met another
-# state of the machine, and the tuned step at two rows came out 10 to 15% behind in two full
-# runs while it led when the two alternated. Here their repetitions alternate.
-run bench_08_many_poems 1 --benchmark_enable_random_interleaving=true
+run bench_08_many_poems 1
 run bench_09_inside 1
 run bench_10_cache_size 1
 run bench_11_server 1
