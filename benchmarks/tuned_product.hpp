@@ -88,11 +88,13 @@ class ProductChoice {
     if (other.gflops > best.gflops) best = other;
   }
   static std::pair<std::size_t, std::size_t> point(std::size_t N, std::size_t cols) {
+    // nearest on a log scale: the smallest ratio of the larger to the smaller
+    const auto ratio = [cols](std::size_t w) {
+      return double(std::max(w, cols)) / double(std::max<std::size_t>(1, std::min(w, cols)));
+    };
     std::size_t width = kProfileWidths[0];
     for (std::size_t w : kProfileWidths) {
-      if (std::abs(std::log(double(w) / double(cols))) <
-          std::abs(std::log(double(width) / double(cols))))
-        width = w;
+      if (ratio(w) < ratio(width)) width = w;
     }
     std::size_t B = kProfileBatches[0];
     for (std::size_t b : kProfileBatches) {

@@ -11,18 +11,22 @@
 // at the end, and each input number is read as a single broadcast float.
 //
 // A tile is 3 panels (48 outputs) by up to 8 input rows: 24 sums in registers,
-// 3 weight loads and 8 broadcasts for 24 multiply-adds. Every row's tiles run
-// while the 3 panels are still in the cache, so each weight comes from main
-// memory once a step. Each output is x[0]*w[0] + x[1]*w[1] + ... in order of k,
-// one fused multiply-add at a time, then its bias: the same sums whatever the
-// other rows of the batch are, so a row's result does not depend on N (a
-// batch-invariant product, as few_rows_matmul is).
+// 3 weight loads and 8 broadcasts for 24 multiply-adds. The 3 panels are taken
+// 128 input channels at a time (24 KB, which stays in the L1 cache): every tile
+// of rows runs over that block before the next, so each weight comes from main
+// memory once a step, and the last tile asks for the next block ahead (a
+// prefetch) so that it arrives while the cache serves this one. Between blocks
+// the running sums wait in memory, unchanged. Each output is x[0]*w[0] +
+// x[1]*w[1] + ... in order of k, one fused multiply-add at a time, then its bias:
+// the same sums whatever the other rows of the batch are, so a row's result does
+// not depend on N (a batch-invariant product, as few_rows_matmul is).
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "fast/fast.hpp"
-#include "ops.hpp"
 
 namespace tang::fast {
 
@@ -37,6 +41,8 @@ constexpr std::size_t kRowsAtOnce = 4;                // 12 sums + 3 weights + 1
 #endif
 static_assert(sizeof(Wide) == kPanelLanes * sizeof(float));
 constexpr std::size_t kPanelsAtOnce = 3;
+constexpr std::size_t kLineFloats = 64 / sizeof(float);  // one cache line
+constexpr std::size_t kChannelsAtOnce = 128;             // a block of 3 panels: 24 KB, in L1
 
 Wide load(const float* p) {
   Wide v;
@@ -44,14 +50,20 @@ Wide load(const float* p) {
   return v;
 }
 
-// out (X, OC) columns o .. o + V*16 (of which `valid` exist) = x (X, IC) times
-// the V panels that start at `panels`.
+// sums (X, V*16) += x (X, k0 .. k1) times the V panels that start at `panels`
+// (each sum in order of k, one fused multiply-add at a time); meanwhile asks for
+// `ahead` floats of every panel from `next` on, one cache line a panel and channel.
 template <std::size_t X, std::size_t V>
-void tile(float* out, std::size_t OC, const float* x, std::size_t IC, const float* panels,
-          std::size_t o, std::size_t valid) {
+void tile(float* sums_out, const float* x, std::size_t IC, const float* panels, std::size_t k0,
+          std::size_t k1, const float* next, std::size_t ahead) {
   const std::size_t panel_size = IC * kPanelLanes;
-  Wide sums[X][V] = {};
-  for (std::size_t k = 0; k < IC; ++k) {
+  Wide sums[X][V];
+  std::memcpy(sums, sums_out, sizeof sums);
+  for (std::size_t k = k0; k < k1; ++k) {
+    const std::size_t line = (k - k0) * kLineFloats;
+    if (line < ahead) {
+      for (std::size_t v = 0; v < V; ++v) __builtin_prefetch(next + v * panel_size + line);
+    }
     Wide w[V];
     for (std::size_t v = 0; v < V; ++v) w[v] = load(panels + v * panel_size + k * kPanelLanes);
     for (std::size_t j = 0; j < X; ++j) {
@@ -59,20 +71,11 @@ void tile(float* out, std::size_t OC, const float* x, std::size_t IC, const floa
       for (std::size_t v = 0; v < V; ++v) sums[j][v] += w[v] * xk;  // one FMA
     }
   }
-  for (std::size_t j = 0; j < X; ++j) {
-    float* row = out + j * OC + o;
-    if (valid == V * kPanelLanes) {
-      std::memcpy(row, sums[j], sizeof sums[j]);
-    } else {  // the matrix's last outputs: the panel's padding is not written
-      float all[V * kPanelLanes];
-      std::memcpy(all, sums[j], sizeof all);
-      std::memcpy(row, all, valid * sizeof(float));
-    }
-  }
+  std::memcpy(sums_out, sums, sizeof sums);
 }
 
-using Tile = void (*)(float*, std::size_t, const float*, std::size_t, const float*, std::size_t,
-                      std::size_t);
+using Tile = void (*)(float*, const float*, std::size_t, const float*, std::size_t, std::size_t,
+                      const float*, std::size_t);
 
 // kTiles[V - 1][X - 1] = tile<X, V>
 template <std::size_t V, std::size_t... X>
@@ -100,20 +103,34 @@ PanelMatrix::PanelMatrix(const float* weight, std::size_t rows, std::size_t cols
 
 void panel_matmul(float* out, const float* inp, const PanelMatrix& w, const float* bias,
                   std::size_t N) {
-  const std::size_t IC = w.cols(), OC = w.rows();
+  const std::size_t IC = w.cols(), OC = w.rows(), panel_size = IC * kPanelLanes;
+  thread_local std::vector<float> sums;  // (N, 3 panels): every row's running sums
+  sums.resize(N * kPanelsAtOnce * kPanelLanes);
   for (std::size_t p = 0; p < w.panels(); p += kPanelsAtOnce) {  // 48 outputs at a time
-    const std::size_t V = std::min(kPanelsAtOnce, w.panels() - p);
-    const std::size_t o = p * kPanelLanes;
-    const std::size_t valid = std::min(V * kPanelLanes, OC - o);
-    const float* panels = w.data() + p * IC * kPanelLanes;
-    for (std::size_t n = 0; n < N; n += kRowsAtOnce) {  // every row while the panels are near
-      const std::size_t X = std::min(kRowsAtOnce, N - n);
-      kTiles[V - 1][X - 1](out + n * OC, OC, inp + n * IC, IC, panels, o, valid);
+    const std::size_t V = std::min(kPanelsAtOnce, w.panels() - p), width = V * kPanelLanes;
+    const float* panels = w.data() + p * panel_size;
+    std::fill(sums.begin(), sums.begin() + long(N * width), 0.0f);
+    for (std::size_t k0 = 0; k0 < IC; k0 += kChannelsAtOnce) {
+      const std::size_t k1 = std::min(IC, k0 + kChannelsAtOnce);
+      // the next block of channels (or the next panels' first), asked for during the
+      // last tile of rows: it comes from memory while the cache serves this block
+      const bool more = k1 < IC;
+      const float* next = more ? panels + k1 * kPanelLanes : panels + V * panel_size;
+      const std::size_t next_panels = more ? V : std::min(kPanelsAtOnce, w.panels() - p - V);
+      const std::size_t ahead =
+          next_panels == V ? std::min(kChannelsAtOnce, IC - (more ? k1 : 0)) * kPanelLanes : 0;
+      for (std::size_t n = 0; n < N; n += kRowsAtOnce) {
+        const std::size_t X = std::min(kRowsAtOnce, N - n);
+        const bool last = n + X == N;
+        kTiles[V - 1][X - 1](sums.data() + n * width, inp + n * IC, IC, panels, k0, k1, next,
+                             last ? ahead : 0);
+      }
     }
-  }
-  if (bias) {
+    const std::size_t o = p * kPanelLanes, valid = std::min(width, OC - o);
     for (std::size_t n = 0; n < N; ++n) {
-      for (std::size_t k = 0; k < OC; ++k) out[n * OC + k] += bias[k];
+      float* row = out + n * OC + o;
+      const float* s = sums.data() + n * width;
+      for (std::size_t c = 0; c < valid; ++c) row[c] = bias ? s[c] + bias[o + c] : s[c];
     }
   }
 }
