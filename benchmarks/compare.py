@@ -73,6 +73,9 @@ def load_program(path):
                 medians[name] = entry
         else:
             iterations.setdefault(name, []).append(entry)
+    # rows in the order of their names, numbers by value: with the repetitions interleaved
+    # the file lists them in the order they happened to run
+    order.sort(key=lambda n: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", n)])
     runs = {}
     for name in order:
         if name in medians:
@@ -80,7 +83,7 @@ def load_program(path):
         elif name in iterations:  # no repetitions: median of what is there
             keys = set.intersection(*(set(e) for e in iterations[name]))
             runs[name] = {k: statistics.median(e[k] for e in iterations[name]) for k in keys}
-        if name in runs and name in iterations:  # the repetitions' fastest and slowest
+        if name in runs and len(iterations.get(name, [])) > 1:  # the repetitions' extremes
             times = [e["time_s"] for e in iterations[name]]
             runs[name]["range_s"] = (min(times), max(times))
     return runs, order, data.get("context", {})
@@ -268,7 +271,9 @@ def main():
         if tuned_us > plain_us:
             behind.append(name)
             plain_range, tuned_range = (all_runs[n][1].get("range_s") for n in (name, tuned))
-            if plain_range and tuned_range and tuned_range[0] > plain_range[1]:
+            if not (plain_range and tuned_range):
+                verdict = "one timing: no spread"
+            elif tuned_range[0] > plain_range[1]:
                 verdict = "beyond the spread"
                 beyond.append(name)
             else:
@@ -537,7 +542,9 @@ def main():
                  pairs.markdown(), "",
                  f"Tuned behind plain in {len(behind)} of {len(pairs.rows)} pairs, beyond the "
                  f"spread (every tuned repetition slower than every plain one) in {len(beyond)}"
-                 + (": " + ", ".join(beyond) if beyond else "") + ".", ""]
+                 + (": " + ", ".join(beyond) if beyond else "") + "."
+                 + (" One timing a row: no spread to judge by." if behind and not any(
+                     "range_s" in r for _, r, _ in all_runs.values()) else ""), ""]
     if goals.rows:
         text += ["Goals:", "", goals.markdown(), ""]
     if ratios.rows:
