@@ -20,6 +20,8 @@
 // x[1]*w[1] + ... in order of k, one fused multiply-add at a time, then its bias:
 // the same sums whatever the other rows of the batch are, so a row's result does
 // not depend on N (a batch-invariant product, as few_rows_matmul is).
+#include <immintrin.h>
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -50,6 +52,19 @@ Wide load(const float* p) {
   return v;
 }
 
+// sum + w * x, rounded once: the fused multiply-add written out, so that every tile
+// shape compiles to the same operations (a compiler free to contract a * b + c may
+// fuse in one loop and not in another: clang did, and a row's bits then followed N)
+Wide fused(Wide sum, Wide w, float x) {
+#if defined(__AVX512F__)
+  return _mm512_fmadd_ps(w, _mm512_set1_ps(x), sum);
+#elif defined(__FMA__)
+  return _mm256_fmadd_ps(w, _mm256_set1_ps(x), sum);
+#else
+  return sum + w * x;  // no FMA: a multiply, then an add (this file never contracts)
+#endif
+}
+
 // sums (X, V*16) += x (X, k0 .. k1) times the V panels that start at `panels`
 // (each sum in order of k, one fused multiply-add at a time); meanwhile asks for
 // `ahead` floats of every panel from `next` on, one cache line a panel and channel.
@@ -67,8 +82,8 @@ void tile(float* sums_out, const float* x, std::size_t IC, const float* panels, 
     Wide w[V];
     for (std::size_t v = 0; v < V; ++v) w[v] = load(panels + v * panel_size + k * kPanelLanes);
     for (std::size_t j = 0; j < X; ++j) {
-      const float xk = x[j * IC + k];                               // broadcast to every lane
-      for (std::size_t v = 0; v < V; ++v) sums[j][v] += w[v] * xk;  // one FMA
+      const float xk = x[j * IC + k];  // broadcast to every lane
+      for (std::size_t v = 0; v < V; ++v) sums[j][v] = fused(sums[j][v], w[v], xk);
     }
   }
   std::memcpy(sums_out, sums, sizeof sums);

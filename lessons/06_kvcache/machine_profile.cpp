@@ -102,12 +102,11 @@ std::vector<float> normal_floats(std::size_t n, std::uint64_t seed) {
   return v;
 }
 
-double measure_gelu_ns() {
+double measure_gelu_ns(const GeluCode& gelu) {
   const std::size_t n = 512 * 128;
   const std::vector<float> in = normal_floats(n, 8);
   std::vector<float> out(n);
-  return seconds_per_call([&] { ops::gelu_forward(out.data(), in.data(), n); }) * 1e9 /
-         static_cast<double>(n);
+  return seconds_per_call([&] { gelu(out.data(), in.data(), n); }) * 1e9 / static_cast<double>(n);
 }
 
 double measure_layernorm_ns() {
@@ -121,28 +120,28 @@ double measure_layernorm_ns() {
          1e9 / static_cast<double>(N * C);
 }
 
-// ops::attend for one query over n keys of C channels (NH heads), per key and channel.
-double measure_attention_ns() {
+// Attention for one query over n keys of C channels (NH heads), per key and channel.
+double measure_attention_ns(const AttendCode& attend) {
   const std::size_t n = 128, C = 128, NH = 4;
   const std::vector<float> q = random_floats(C, 1), keys = random_floats(n * C, 2),
                            values = random_floats(n * C, 3);
   std::vector<float> out(C), weights(NH * n);
   const double seconds = seconds_per_call([&] {
-    ops::attend(out.data(), weights.data(), q.data(), keys.data(), values.data(), C, n, C, NH);
+    attend(out.data(), weights.data(), q.data(), keys.data(), values.data(), C, n, C, NH);
   });
   return seconds * 1e9 / static_cast<double>(n * C);
 }
 
 // One draw with lesson 06's settings from logits over a vocabulary of our size.
-double measure_sampling_ns() {
+double measure_sampling_ns(const DrawCode& draw) {
   const std::size_t V = 7129;
   const std::vector<float> logits = random_floats(V, 4);
   std::vector<float> scratch(V);
   Rng rng(5);
   const SamplingSettings settings{0.8f, 20, 1.0f};
   const double seconds = seconds_per_call([&] {
-    scratch = logits;  // sample_next overwrites its logits
-    sample_next(scratch, settings, rng);
+    scratch = logits;  // a draw may overwrite its logits
+    draw(scratch, settings, rng);
   });
   return seconds * 1e9 / static_cast<double>(V);
 }
@@ -218,11 +217,22 @@ MachineProfile measure_machine_profile(std::span<const LoopToMeasure> loops) {
   for (std::size_t kb = 16; kb <= 256 * 1024; kb *= 2)
     p.read_gb_per_s.emplace_back(kb * 1024, measure_read_gb_per_s(kb * 1024));
   measure_loops(p, loops);
-  p.attention_ns = measure_attention_ns();
-  p.gelu_ns = measure_gelu_ns();
+  measure_per_sequence(p, lesson_per_sequence_code());
   p.layernorm_ns = measure_layernorm_ns();
-  p.sampling_ns = measure_sampling_ns();
   return p;
+}
+
+PerSequenceCode lesson_per_sequence_code() {
+  return {ops::attend, ops::gelu_forward,
+          [](std::span<float> logits, const SamplingSettings& settings, Rng& rng) {
+            return sample_next(logits, settings, rng);
+          }};
+}
+
+void measure_per_sequence(MachineProfile& p, const PerSequenceCode& code) {
+  p.attention_ns = measure_attention_ns(code.attend);
+  p.gelu_ns = measure_gelu_ns(code.gelu);
+  p.sampling_ns = measure_sampling_ns(code.draw);
 }
 
 std::string profile_text(const MachineProfile& p) {

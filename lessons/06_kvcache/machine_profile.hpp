@@ -28,6 +28,10 @@
 #include <utility>
 #include <vector>
 
+#include "rng.hpp"
+#include "sampling.hpp"
+#include "tokenizer.hpp"
+
 namespace tang {
 
 // A loop's rate on matrices `cols` wide, for B input rows.
@@ -78,6 +82,25 @@ LoopToMeasure plain_fp32_loop();
 using Fp32Product = void (*)(float* out, const float* inp, const float* weight, const float* bias,
                              std::size_t N, std::size_t IC, std::size_t OC);
 LoopToMeasure fp32_product_loop(const std::string& name, Fp32Product product);
+
+// The code whose cost a profile's per-sequence rates measure: attention over a
+// cache (ops::attend's arguments), GELU, and one draw from the logits.
+using AttendCode = std::function<void(float* out, float* weights, const float* q, const float* keys,
+                                      const float* values, std::size_t stride, std::size_t n,
+                                      std::size_t C, std::size_t NH)>;
+using GeluCode = std::function<void(float* out, const float* inp, std::size_t n)>;
+using DrawCode =
+    std::function<TokenId(std::span<float> logits, const SamplingSettings& settings, Rng& rng)>;
+struct PerSequenceCode {
+  AttendCode attend;
+  GeluCode gelu;
+  DrawCode draw;
+};
+// The lessons' own: ops::attend, ops::gelu_forward, lesson 03's sample_next.
+PerSequenceCode lesson_per_sequence_code();
+// Measures attention_ns, gelu_ns and sampling_ns of `p` again, with `code` (the
+// benchmarks' tuned path measures its own pieces this way, for its predictions).
+void measure_per_sequence(MachineProfile& p, const PerSequenceCode& code);
 
 // Measures bandwidth at working sets of 16 KB .. 256 MB, every loop at every
 // width and batch size, attention, GELU, LayerNorm and sampling. One thread;
