@@ -45,13 +45,9 @@ inline constexpr std::size_t kFewRows = 32;
 void few_rows_matmul(float* out, const float* inp, const float* weight, const float* bias,
                      std::size_t N, std::size_t IC, std::size_t OC);
 // A weight matrix (rows x cols, as the model stores it) copied once into the
-// layout of panel_matmul: panels of kPanelLanes output channels, each (cols,
-// kPanelLanes), the last one padded with zeros (panel_matmul.cpp).
-#if defined(__AVX512F__)
-inline constexpr std::size_t kPanelLanes = 16;  // one AVX-512 register of floats
-#else
-inline constexpr std::size_t kPanelLanes = 8;
-#endif
+// layout of panel_matmul: panels of 16 output channels (one AVX-512 register of
+// floats; 8 without AVX-512), each (cols, 16), the last one padded with zeros
+// (panel_matmul.cpp).
 class PanelMatrix {
  public:
   PanelMatrix(const float* weight, std::size_t rows, std::size_t cols);
@@ -62,7 +58,7 @@ class PanelMatrix {
 
  private:
   std::size_t rows_, cols_, panels_;
-  std::vector<float, CacheLineAllocator<float>> data_;  // (panels, cols, kPanelLanes)
+  std::vector<float, CacheLineAllocator<float>> data_;  // (panels, cols, 16)
 };
 // out (N, rows) = inp (N, cols) @ W^T + bias (may be null), for any N: each weight
 // read from memory once, every output summed in order of the input channels with

@@ -14,6 +14,7 @@
 
 #include "fast/fast.hpp"
 #include "fast/lanes.hpp"  // add_lanes4
+#include "fast/wide.hpp"
 #include "ops.hpp"
 
 namespace tang::fast {
@@ -21,20 +22,12 @@ namespace tang::fast {
 namespace {
 
 #if defined(__AVX512F__)
-using Wide = float __attribute__((vector_size(64)));  // 16 floats, one zmm register
 constexpr std::size_t kInputsAtOnce = 6;  // 24 sums + 6 inputs + 1 weight of 32 registers
 #else
-using Wide = float __attribute__((vector_size(32)));  // 8 floats, one ymm register
-constexpr std::size_t kInputsAtOnce = 2;              // 8 sums + 2 inputs + 1 weight of 16
+constexpr std::size_t kInputsAtOnce = 2;  // 8 sums + 2 inputs + 1 weight of 16
 #endif
-constexpr std::size_t kWidth = sizeof(Wide) / sizeof(float);
+constexpr std::size_t kWidth = kWideLanes;
 constexpr std::size_t kRowsAtOnce = 4;
-
-Wide load(const float* p) {
-  Wide v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
 
 // out[r] = the sum of the lanes of v[r] for 4 sums at once (lanes.hpp), the 16
 // lanes of a wide register first added to 8.
@@ -62,9 +55,9 @@ __attribute__((no_sanitize("address", "undefined"))) void dots(float* const (&ou
   for (std::size_t i = 0; i < n; i += kWidth) {
     for (std::size_t r = 0; r < kRowsAtOnce; ++r) __builtin_prefetch(next + r * n + i);
     Wide xi[X];
-    for (std::size_t j = 0; j < X; ++j) xi[j] = load(x[j] + i);
+    for (std::size_t j = 0; j < X; ++j) xi[j] = load_wide(x[j] + i);
     for (std::size_t r = 0; r < kRowsAtOnce; ++r) {
-      const Wide w = load(rows + r * n + i);
+      const Wide w = load_wide(rows + r * n + i);
       for (std::size_t j = 0; j < X; ++j) sums[j][r] += w * xi[j];  // one FMA
     }
   }

@@ -29,28 +29,21 @@
 #include <vector>
 
 #include "fast/fast.hpp"
+#include "fast/wide.hpp"
 
 namespace tang::fast {
 
 namespace {
 
 #if defined(__AVX512F__)
-using Wide = float __attribute__((vector_size(64)));  // 16 floats, one zmm register
 constexpr std::size_t kRowsAtOnce = 8;  // 24 sums + 3 weights + 1 input of 32 registers
 #else
-using Wide = float __attribute__((vector_size(32)));  // 8 floats, one ymm register
-constexpr std::size_t kRowsAtOnce = 4;                // 12 sums + 3 weights + 1 of 16
+constexpr std::size_t kRowsAtOnce = 4;  // 12 sums + 3 weights + 1 of 16
 #endif
-static_assert(sizeof(Wide) == kPanelLanes * sizeof(float));
+constexpr std::size_t kPanelLanes = kWideLanes;  // a panel's outputs: one register
 constexpr std::size_t kPanelsAtOnce = 3;
 constexpr std::size_t kLineFloats = 64 / sizeof(float);  // one cache line
 constexpr std::size_t kChannelsAtOnce = 128;             // a block of 3 panels: 24 KB, in L1
-
-Wide load(const float* p) {
-  Wide v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
 
 // sum + w * x, rounded once: the fused multiply-add written out, so that every tile
 // shape compiles to the same operations (a compiler free to contract a * b + c may
@@ -80,7 +73,7 @@ void tile(float* sums_out, const float* x, std::size_t IC, const float* panels, 
       for (std::size_t v = 0; v < V; ++v) __builtin_prefetch(next + v * panel_size + line);
     }
     Wide w[V];
-    for (std::size_t v = 0; v < V; ++v) w[v] = load(panels + v * panel_size + k * kPanelLanes);
+    for (std::size_t v = 0; v < V; ++v) w[v] = load_wide(panels + v * panel_size + k * kPanelLanes);
     for (std::size_t j = 0; j < X; ++j) {
       const float xk = x[j * IC + k];  // broadcast to every lane
       for (std::size_t v = 0; v < V; ++v) sums[j][v] = fused(sums[j][v], w[v], xk);
