@@ -356,6 +356,9 @@ inline int bench_main(int argc, char** argv, int default_threads, void (*registe
       ->UseRealTime()
       ->Unit(benchmark::kMicrosecond);
   register_lesson();
+  // which product the tuned path runs (tuned_product.hpp): read from the machine profile,
+  // or measured into it (about 15 seconds) when it lacks them, before anything is timed
+  product_choice();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   std::cout.flush();  // the results must have reached stdout (closed, or a full disk: an error)

@@ -11,7 +11,8 @@
 // The machine profile measures the four side by side (measure_loops), at every width
 // and batch size, and TunedMatrix calls the one that was fastest at the profile's
 // nearest width and at the largest batch size it measured that is not above N.
-// Read once per program; measured first (about a minute) when the profile lacks them.
+// Read once per program, before anything is timed (bench_main); measured first (about
+// 15 seconds) when the profile lacks them.
 #pragma once
 
 #include <algorithm>
