@@ -45,11 +45,11 @@
 #include "checkpoint.hpp"
 #include "fast/blas_cores.hpp"
 #include "fast/fast.hpp"
-#include "tuned_product.hpp"
 #include "gpt.hpp"
 #include "parameters.hpp"
 #include "rng.hpp"
 #include "spread.hpp"
+#include "tuned_product.hpp"
 #include "utf8.hpp"
 
 namespace tang::bench {
