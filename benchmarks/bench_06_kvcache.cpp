@@ -14,8 +14,9 @@
 //                                      the attention over P cached positions is all that grows
 // One decoding step taken apart (all layers of one step, N = 1 position):
 //   lesson06/step_matmul/plain|tuned   the 17 matrix products (4 per layer and the output
-//                                      layer): ops::matmul_forward against fast::matmul_forward
-//                                      (one cblas_sgemv each), so against the floor itself
+//                                      layer): ops::matmul_forward against the tuned path's
+//                                      products (tuned_product.hpp: at one row, the fastest
+//                                      one-row loop in the machine profile)
 //   lesson06/step_attend/P             the cached attention at position P in every layer
 //                                      (exercise 06a's attention_with_cache calls ops::attend;
 //                                      both paths run it)

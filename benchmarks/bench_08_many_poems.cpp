@@ -1,7 +1,8 @@
 // bench_08_many_poems: what lesson 08 adds, many poems at once and weights below fp32.
 // The plain rows run the lesson path (lesson 06's cached forward over B caches and
 // StoredMatrix, lesson 03's sample_next); the tuned rows the same forward with the model's
-// fp32 weights multiplied under the hood (fast::matmul_forward), in fp32 only.
+// fp32 weights multiplied under the hood (the products the machine profile found fastest,
+// tuned_product.hpp), in fp32 only.
 //
 //   lesson08/batched/plain/FORMAT/B:N  write_batched of 32 poems (seeds 1 .. 32, no opening,
 //                                      at most 64 characters each) with N = 1, 2, 4, 8, 16, 32
@@ -20,9 +21,9 @@
 //                                      alone. Counted per row (rows_per_s, step_us, x_floor per
 //                                      row), with predicted_rows_per_s
 //   lesson08/step_matmul/tuned|exact/fp32/N:n   the same 17 products on the model's fp32
-//                                      weights through fast::matmul_forward (tuned: fused
-//                                      multiply-adds, other bits) and fast::exact_matmul (exact:
-//                                      the plain loop's own sums, six rows a weight read)
+//                                      weights through the tuned path's products (tuned:
+//                                      tuned_product.hpp, other bits) and fast::exact_matmul
+//                                      (exact: the plain loop's own sums, six rows a weight read)
 //   lesson08/step/plain/FORMAT/B:N     one batched step (the cached forward and one draw a
 //                                      text) of N = 1 .. 32 texts whose caches hold 64
 //                                      positions, on our model: part 1's step without the
@@ -36,8 +37,9 @@
 //   model's prediction (06_kvcache/step_cost.hpp) from this machine's profile
 //   (build/release/machine_profile.tsv, measured first when it is missing)
 //   lesson08/big/tuned/fp32/B:N, lesson08/step/tuned/fp32/B:N   the same step on the tuned
-//                                      path: the model's fp32 weights through
-//                                      fast::matmul_forward (few_rows_matmul for 2 .. 32 rows)
+//                                      path: the model's fp32 weights through the products
+//                                      the profile found fastest (tuned_product.hpp), with
+//                                      each part's prediction (predicted_products_us, ...)
 //   lesson08/few_rows_alignment/tuned/aligned|16_bytes_off/N:n   few_rows_matmul over 12
 //                                      matrices of 3072 x 768 (113 MB) for n = 4, 16 rows, the
 //                                      weights and inputs on a 64-byte boundary or 16 bytes
@@ -96,13 +98,12 @@ const StoredWeights& stored(WeightFormat format) {
 constexpr const char* kTunedFp32Loop = "fp32 tuned";
 constexpr const char* kExactFp32Loop = "fp32 exact";
 
-// This machine's profile, as the lesson reads it (and the exact loop, the tuned
-// path's four products, and the rates of the one chosen as kTunedFp32Loop).
+// This machine's profile, as the lesson reads it (and the exact loop, and the rates of
+// the tuned path's chosen products as kTunedFp32Loop).
 const MachineProfile& profile() {
   static const MachineProfile p = [] {
     std::vector<LoopToMeasure> loops = lesson_loops();
     loops.push_back(fp32_product_loop(kExactFp32Loop, fast::exact_matmul));
-    for (LoopToMeasure& loop : bench::product_loops()) loops.push_back(std::move(loop));
     MachineProfile read =
         load_or_measure_profile(default_profile_path(), loops, [](const std::string&) {});
     bench::add_chosen_loop(read, kTunedFp32Loop);
@@ -283,8 +284,8 @@ void BM_step_matmul(benchmark::State& state, WeightFormat format) {
       loop_name(format), bytes_per_weight(format));
 }
 
-// The same 17 products on the model's fp32 weights under the hood: fast::matmul_forward
-// (tuned: few_rows_matmul's fused multiply-adds, other bits) or fast::exact_matmul (exact:
+// The same 17 products on the model's fp32 weights under the hood: the tuned path's
+// (tuned: the products the profile found fastest, other bits) or fast::exact_matmul (exact:
 // the plain loop's sums, bit for bit, six rows a weight read).
 template <class Matrices>
 void BM_step_matmul_fast(benchmark::State& state, const char* loop) {

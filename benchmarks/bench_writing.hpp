@@ -52,7 +52,6 @@ struct TunedMatrix {
 struct TunedMatrices {
   explicit TunedMatrices(const GPT& model)
       : output(tuned(model.weights().wte, model.config().vocab_size, model.config().n_embd)) {
-    product_choice();  // read (or measured) now, before any timing starts
     const std::size_t C = model.config().n_embd, P = model.config().proj_width();
     for (const LayerWeights& w : model.weights().layers) {
       layers_.push_back({tuned(w.qkv_w, P, C), tuned(w.attn_proj_w, C, C), tuned(w.fc_w, 4 * C, C),

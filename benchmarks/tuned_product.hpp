@@ -12,7 +12,7 @@
 // and batch size, and TunedMatrix calls the one that was fastest at the profile's
 // nearest width and at the largest batch size it measured that is not above N.
 // Read once per program, before anything is timed (bench_main); measured first (about
-// 15 seconds) when the profile lacks them.
+// 6 seconds here) when the profile lacks them.
 #pragma once
 
 #include <algorithm>
@@ -25,7 +25,6 @@
 #include <vector>
 
 #include "06_kvcache/machine_profile.hpp"
-#include "errors.hpp"
 #include "fast/fast.hpp"
 #include "ops.hpp"
 
