@@ -47,9 +47,13 @@ and lesson_06_kvcache runs only when one of them quotes its sections.
 file tables), so it needs no build. --check changes nothing and runs no program (a ctest, label "pages"): it fails
 when a page quotes a reference solution (an excerpt of a solution/ file, or four
 lines in a row of one in any code block), or when a block filled from the code
-(excerpts, diffs, the two file tables) no longer matches the code, or when a
-sentence quotes a figure that moves with the machine's load (LOAD_DEPENDENT)
-without its spread.
+(excerpts, diffs, the two file tables) no longer matches the code, or when a page
+breaks the rule for figures: a page that quotes a timing names its one run once
+("*One run: MACHINE, DATE. ... how much such figures move ...*"), and compares runs
+at most once (ranges over runs live in docs/benchmarks.md); or when a lesson page
+puts its "Predict" questions after the output that answers them, or a page is
+longer than the course allows (README 80 lines, the index 100, lesson 06 300, any
+lesson page 400, lessons 01-06 together 1,300).
 """
 import difflib
 import pathlib
@@ -359,53 +363,81 @@ def quoted_solutions(page, text):
     return found
 
 
-# Figures that move with the machine's load or the threads' timing, by page: a sentence
-# of the page's prose that quotes one must give its spread over runs ("19 to 24", "a
-# range", "±") or say that it moves, not quote one run's number as if fixed.
-LOAD_DEPENDENT = {
-    "lessons/11_server/README.md": [
-        ("how often texts gave their blocks back", r"gave (?:its|their) blocks back"),
-        ("the steps and the mean batch of a run", r"mean batch|batches of about|\b\d[\d,]* steps\b"),
-    ],
-    "lessons/10_cache_size/README.md": [
-        ("characters a second", r"characters a second"),
-        ("a step's measured time against its prediction", r"of (?:its|their) prediction"),
-    ],
-}
-SPREAD = re.compile(r"\d[\d,.]*\s*(?:to|-|–)\s*\d|±|from run to run|over \d+ runs|moves? with|varies|vary")
-# A timing: a duration, a speed or a speed-up. A page that quotes one without its
-# spread in the same sentence says once how far its timings move between runs, as
-# scripts/timing_spread.py measured it ("by up to 31%").
+# The rule for figures: a page quotes one run, named once in a line of this shape
+# above its output, with a clause on how much such figures move between runs; the
+# ranges over runs and the run histories live in docs/benchmarks.md.
+RUN_LINE = re.compile(r"^\*One run: [^*\n]*?\b20\d\d-\d\d-\d\d\b[^*\n]*?\bmove[^*\n]*\*$", re.M)
+# A timing: a duration, a speed or a speed-up.
 TIMING = re.compile(r"\d[\d,.]*\s*(?:ms|µs|us|ns|s|seconds?|milliseconds?|microseconds?)\b(?!\w)"
                     r"|\d[\d,.]*\s*(?:x|×|times) (?:faster|slower|as fast|the speed|cheaper|longer)"
                     r"|\d[\d,.]*\s*k?\s*(?:characters a second|chars?/s|GB/s|GFLOP/s|steps a second)")
-SPREAD_NOTE = re.compile(r"timing_spread\.py.*?by up to \d[\d.]*%", re.S)
+# Phrases that compare runs: they belong in docs/benchmarks.md, at most one on a page.
+NUMBER_WORD = r"(?:\d+|two|three|four|five|six|seven|eight|nine|ten|several|many|earlier)"
+RUN_HISTORY = re.compile(r"\bin " + NUMBER_WORD + r" (?:\w+ )?runs\b|from run to run|\bin one run\b[^.]*\banother\b"
+                         r"|\bbusy(?:ier)? machine|\b2-core machine|\ba later run\b|\bthe latest (?:two|three|four|\d+)\b",
+                         re.I)
+# How long a page may be, in lines.
+PAGE_LIMITS = {"README.md": 80, "docs/README.md": 100, "lessons/06_kvcache/README.md": 300}
+LESSON_PAGE_LIMIT = 400
+FIRST_SIX_LIMIT = 1300  # lessons 01-06 together
 
 
 def prose_sentences(text):
-    """The page's sentences outside code blocks and HTML comments."""
+    """The page's sentences outside code blocks, tables and HTML comments."""
     text = re.sub(r"```.*?```", "", text, flags=re.S)
     text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    text = re.sub(r"^\|.*$", "", text, flags=re.M)  # tables print what programs printed
     for paragraph in re.split(r"\n\s*\n|\n(?=- )", text):  # a list item is a paragraph
         yield from re.split(r"(?<=[.!?])\s+(?=[A-Z*(])", " ".join(paragraph.split()))
 
 
-def timings_without_spread(text):
-    """The page's sentences that quote a timing without its spread, when the page
-    does not say how far its timings move (SPREAD_NOTE)."""
-    if SPREAD_NOTE.search(text):
-        return []
-    prose = re.sub(r"^\|.*$", "", text, flags=re.M)  # tables print what programs printed
-    return [s for s in prose_sentences(prose) if TIMING.search(s) and not SPREAD.search(s)]
+def is_lesson_page(page):
+    return page.relative_to(root).parts[0] == "lessons"
 
 
-def fixed_load_figures(page, text):
-    found = []
-    for what, pattern in LOAD_DEPENDENT.get(str(page.relative_to(root)), []):
-        for sentence in prose_sentences(text):
-            if re.search(pattern, sentence) and re.search(r"\d", sentence) and not SPREAD.search(sentence):
-                found.append(f"{what} as if fixed: {sentence[:100]!r}")
-    return found
+def figure_problems(page, text):
+    """Timings quoted without the one named run, a run named twice, run histories."""
+    name = page.relative_to(root)
+    problems = []
+    runs = RUN_LINE.findall(text)
+    timed = [s for s in prose_sentences(text) if TIMING.search(s)]
+    if timed and not runs and is_lesson_page(page):
+        problems.append(f"{name} quotes a timing ({timed[0][:80]!r}) but names no run: put one line "
+                        "'*One run: MACHINE, DATE. ... move ...; ranges over runs: [benchmarks](...)*' "
+                        "above its output")
+    if len(runs) > 1:
+        problems.append(f"{name} names {len(runs)} runs: a page quotes one run, named once")
+    if is_lesson_page(page) or name.parts[-1] == "README.md":
+        history = [m.group(0) for s in prose_sentences(text) for m in RUN_HISTORY.finditer(s)]
+        if len(history) > 1:
+            problems.append(f"{name} compares runs {len(history)} times ({', '.join(map(repr, history[:4]))}): "
+                            "ranges over runs and run histories go to docs/benchmarks.md")
+    return problems
+
+
+def order_problems(page, text):
+    """The questions to predict come before the output that answers them."""
+    predict = re.search(r"^#+ .*Predict", text, flags=re.M)
+    output = re.search(r"<!-- output:section-", text)
+    if predict and output and output.start() < predict.start():
+        return [f"{page.relative_to(root)}: 'Predict' comes after the output that answers it"]
+    return []
+
+
+def size_problems(pages):
+    problems = []
+    lengths = {str(p.relative_to(root)): len(p.read_text().splitlines()) for p in pages}
+    for name, n in lengths.items():
+        limit = PAGE_LIMITS.get(name, LESSON_PAGE_LIMIT if name.startswith("lessons/") else None)
+        if limit is not None and n > limit:
+            problems.append(f"{name} has {n} lines: at most {limit}")
+    first_six = sum(n for name, n in lengths.items() if re.match(r"lessons/0[1-6]_[^/]+/README.md$", name))
+    if first_six > FIRST_SIX_LIMIT:
+        problems.append(f"lessons 01-06 have {first_six} lines together: at most {FIRST_SIX_LIMIT}")
+    readme = (root / "README.md").read_text().splitlines()[:40]
+    if not any("IDENTICAL" in line for line in readme):
+        problems.append("README.md: lesson 06's IDENTICAL line is not in its first 40 lines")
+    return problems
 
 
 def check_pages(pages):
@@ -419,13 +451,8 @@ def check_pages(pages):
         if "folded at the end of this page" in text:
             problems.append(f"{name} says a solution is folded on the page: none is; say where "
                             "it is (its path) instead")
-        timings = timings_without_spread(text)
-        if timings:
-            problems.append(f"{name} quotes {len(timings)} timing(s) as if fixed, first "
-                            f"{timings[0][:90]!r}: say how far they move between runs "
-                            "(scripts/timing_spread.py: 'by up to N%')")
-        for what in fixed_load_figures(page, text):
-            problems.append(f"{name} quotes {what}: give the spread over runs, or say it moves")
+        problems += figure_problems(page, text)
+        problems += order_problems(page, text)
         filled = fill_static(text)
         if filled != text:
             first = next(d for d in difflib.unified_diff(text.splitlines(), filled.splitlines(),
@@ -434,16 +461,19 @@ def check_pages(pages):
             problems.append(f"{name}: an excerpt, diff or file table no longer matches the code, "
                             f"first at {first.strip()[:80]!r} (run scripts/update_lesson_readmes.py "
                             f"--pages {name})")
+    problems += size_problems(pages)
     for problem in problems:
         print(problem)
     if problems:
         sys.exit(1)
-    print(f"{len(pages)} pages checked: no solution shown, every block from the code up to date")
+    print(f"{len(pages)} pages checked: no solution shown, every block from the code up to date, "
+          "one run named, the pages within their lengths")
 
 
 # one-step.md before docs/README.md, which quotes its length
-pages = sorted(root.glob("lessons/[01][0-9]_*/README.md")) + [root / "docs/one-step.md",
-                                                               root / "docs/README.md"]
+pages = (sorted(root.glob("lessons/[01][0-9]_*/README.md"))
+         + sorted(root.glob("lessons/[01][0-9]_*/serving/README.md"))  # lesson 11's serving shell
+         + [root / "docs/one-step.md", root / "docs/README.md"])
 if only:
     pages = [page for page in pages if page.resolve() in only]
 if check:
