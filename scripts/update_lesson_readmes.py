@@ -131,11 +131,45 @@ def fill_excerpt(match):
     return f"<!-- excerpt:{path}:{start} -->\n```cpp\n{body}\n```\n<!-- /excerpt -->"
 
 
+def without_argument_checks(lines):
+    """A function's lines without the statements that refuse bad arguments (an `if` whose
+    statement throws, and a loop that only holds such checks), one comment in their place."""
+    out, i, marked = [], 0, False
+    while i < len(lines):
+        bare = lines[i].lstrip()
+        indent = lines[i][:len(lines[i]) - len(bare)]
+        end = i
+        if bare.startswith("if (") and not bare.rstrip().endswith("{"):
+            while not lines[end].rstrip().endswith(";"):
+                end += 1
+            if "throw " not in " ".join(lines[i:end + 1]):
+                end = None
+        elif bare.startswith("for (") and bare.rstrip().endswith("{"):
+            while lines[end] != indent + "}":
+                end += 1
+            body = " ".join(lines[i + 1:end])
+            if "throw " not in body or any(l.strip().startswith(("const", "caches", "embed"))
+                                           for l in lines[i + 1:end]):
+                end = None
+        else:
+            end = None
+        if end is None:
+            out.append(lines[i])
+            i += 1
+            continue
+        if not marked:
+            out.append(indent + "// (the checks of the arguments are left out here)")
+            marked = True
+        i = end + 1
+    return out
+
+
 def fill_diff(match):
     plain = definition("common/gpt.cpp", "View<2> forward(const GPTConfig& cfg")
     # the trainer's dropout lines (`if (dropout) ...`) never run when writing: left out
     plain = [line for line in plain if not line.lstrip().startswith("if (dropout)")]
     cached = definition("lessons/06_kvcache/kv_cache.hpp", "View<2> forward_with_cache(const GPT& model, const Matrices& m")
+    plain, cached = without_argument_checks(plain), without_argument_checks(cached)
     diff = difflib.unified_diff(plain, cached, "common/gpt.cpp", "lessons/06_kvcache/kv_cache.hpp",
                                 n=100, lineterm="")
     body = "\n".join(list(diff)[2:])  # without the two file-name lines

@@ -50,7 +50,7 @@ void show_one_step(LessonContext& c, const StepCost& step, std::size_t cached) {
   c.out << "\n  One cached step (a cache of " << cached
         << " positions), predicted: every matrix is read once, "
         << fixed(step.weight_bytes / 1e6, 2) << " MB a step, at " << fixed(step.gb_per_s, 1)
-        << " GB/s (this working set's bandwidth)\n"
+        << " GB/s (the bandwidth measured for that many bytes)\n"
         << "    matrix       rows x cols   read (ms)   multiply (ms)   limit\n";
   for (const MatrixCost& m : step.matrices) {
     const std::string shape = std::to_string(m.rows) + " x " + std::to_string(m.cols);

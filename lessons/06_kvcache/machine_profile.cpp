@@ -317,8 +317,7 @@ std::string default_profile_path() {
 std::string profile_provenance(const std::string& path) {
   std::error_code error;
   const std::filesystem::path shown = std::filesystem::proximate(path, error);
-  std::string text = "Predictions: lesson 06's cost model with the machine profile " +
-                     (error ? path : shown.string());
+  std::string text = "Predicted from the machine profile " + (error ? path : shown.string());
   struct stat info {};
   if (::stat(path.c_str(), &info) == 0) {
     char when[32];
@@ -327,9 +326,7 @@ std::string profile_provenance(const std::string& path) {
     std::strftime(when, sizeof when, "%Y-%m-%d %H:%M", &local);
     text += std::string(", measured ") + when;
   }
-  return text +
-         "\n  (measured on a busy machine, a profile predicts a slower one: to measure it again, "
-         "on a quiet\n  machine, run build/release/lessons/08_many_poems/machine_profile)";
+  return text + " (lesson 08's machine_profile measures it again)";
 }
 
 std::optional<std::string> read_profile_file(const std::string& path) {

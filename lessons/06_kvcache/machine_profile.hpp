@@ -125,10 +125,9 @@ std::optional<std::string> read_profile_file(const std::string& path);
 // own, so that a profile measured while tests load the machine stays theirs).
 std::string default_profile_path();
 
-// Where a lesson's predictions come from, as it prints it under its table: the
-// profile's path (relative to the current folder when it is inside it), when it
-// was measured, and how to measure it again on a quiet machine (a profile
-// measured while other work loads the machine predicts a slower one).
+// Where a lesson's predictions come from, in one line: the profile's path (relative
+// to the current folder when it is inside it), when it was measured, and the program
+// that measures it again.
 std::string profile_provenance(const std::string& path);
 
 // Reads the profile at `path`, when there is one, only to refuse it (UserError)
