@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Keeps the lesson pages in step with the programs and the code they quote.
 
-Fills seven kinds of marked blocks in lessons/*/README.md and docs/README.md:
+Fills seven kinds of marked blocks in lessons/*/README.md (lesson 11's serving/README.md
+too), docs/README.md, docs/one-step.md and the top-level README.md:
 
   <!-- output:section-N --> ... <!-- /output -->
       section N of what build/release/lessons/06_kvcache/lesson_06_kvcache prints
@@ -507,7 +508,7 @@ def check_pages(pages):
 # one-step.md before docs/README.md, which quotes its length
 pages = (sorted(root.glob("lessons/[01][0-9]_*/README.md"))
          + sorted(root.glob("lessons/[01][0-9]_*/serving/README.md"))  # lesson 11's serving shell
-         + [root / "docs/one-step.md", root / "docs/README.md"])
+         + [root / "docs/one-step.md", root / "docs/README.md", root / "README.md"])
 if only:
     pages = [page for page in pages if page.resolve() in only]
 if check:

@@ -6,7 +6,7 @@
 // (solution/sample_with_temperature.cpp) unless started with --yours 02; then
 // YOUR file exercise/sample_with_temperature.cpp, whose comment says exactly
 // what the functions must do. Check yours with
-//   cmake --build --preset release
+//   cmake --build --preset release --target exercise_02_test
 //   ctest --preset yours -L '^yours_02$'
 //   build/release/lessons/02_temperature/lesson_02_temperature --yours 02
 #pragma once

@@ -4,7 +4,7 @@
 // (min_p_sampler.cpp). It runs the reference solution (solution/min_p_penalty.cpp)
 // unless started with --yours 03b; then YOUR file exercise/min_p_penalty.cpp,
 // whose comment says exactly what they must do. Check yours with
-//   cmake --build --preset release
+//   cmake --build --preset release --target exercise_03b_test
 //   ctest --preset yours -L '^yours_03b$'
 //   build/release/lessons/03_topk_topp/lesson_03_topk_topp --yours 03b
 #pragma once

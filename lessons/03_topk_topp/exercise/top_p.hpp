@@ -6,7 +6,7 @@
 // top-p off. It runs the reference solution (solution/top_p.cpp) unless started
 // with --yours 03; then YOUR file exercise/top_p.cpp, whose comment says exactly
 // what it must do. Check yours with
-//   cmake --build --preset release
+//   cmake --build --preset release --target exercise_03_test
 //   ctest --preset yours -L '^yours_03$'
 //   build/release/lessons/03_topk_topp/lesson_03_topk_topp --yours 03
 #pragma once

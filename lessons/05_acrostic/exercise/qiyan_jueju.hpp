@@ -8,7 +8,7 @@
 // solution (solution/qiyan_jueju.cpp) unless started with --yours 05; then YOUR
 // file exercise/qiyan_jueju.cpp, whose comment says exactly what it must do.
 // Check yours with
-//   cmake --build --preset release
+//   cmake --build --preset release --target exercise_05_test
 //   ctest --preset yours -L '^yours_05$'
 //   build/release/lessons/05_acrostic/lesson_05_acrostic --yours 05
 #pragma once

@@ -7,7 +7,7 @@
 // (solution/attention_with_cache.cpp) unless started with --yours 06a; then YOUR
 // file exercise/attention_with_cache.cpp, whose comment says exactly what they
 // must do. Check yours with
-//   cmake --build --preset release
+//   cmake --build --preset release --target exercise_06a_test
 //   ctest --preset yours -L '^yours_06a$'
 //   build/release/lessons/06_kvcache/lesson_06_kvcache --yours 06a   (section 6: IDENTICAL?)
 //

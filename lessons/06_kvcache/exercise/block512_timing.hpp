@@ -5,7 +5,7 @@
 // (solution/block512_timing.cpp) unless started with --yours 06b; then YOUR file
 // exercise/block512_timing.cpp, whose comment says exactly what it must do.
 // Check yours with
-//   cmake --build --preset release
+//   cmake --build --preset release --target exercise_06b_test
 //   ctest --preset yours -L '^yours_06b$'
 //   build/release/lessons/06_kvcache/lesson_06_kvcache --yours 06b
 #pragma once

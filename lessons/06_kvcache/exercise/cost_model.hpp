@@ -6,7 +6,7 @@
 // next to the measured speed-ups. It runs the reference solution
 // (solution/cost_model.cpp) unless started with --yours 06c; then YOUR file
 // exercise/cost_model.cpp, whose comment says exactly what it must do:
-//   cmake --build --preset release
+//   cmake --build --preset release --target exercise_06c_test
 //   ctest --preset yours -L '^yours_06c$'
 //   build/release/lessons/06_kvcache/lesson_06_kvcache --yours 06c
 #pragma once

@@ -8,7 +8,7 @@
 // The lessons run the reference solution (solution/step_traffic.cpp) unless
 // started with --yours 06d; then YOUR file exercise/step_traffic.cpp, whose
 // comment says exactly what it must do:
-//   cmake --build --preset release
+//   cmake --build --preset release --target exercise_06d_test
 //   ctest --preset yours -L '^yours_06d$'
 //   build/release/lessons/06_kvcache/lesson_06_kvcache --yours 06d --section 6
 #pragma once

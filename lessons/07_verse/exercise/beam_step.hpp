@@ -4,7 +4,7 @@
 // this once per character. It runs the reference solution (solution/beam_step.cpp)
 // unless started with --yours 07b; then YOUR file exercise/beam_step.cpp, whose
 // comment says exactly what it must do. Check yours with
-//   cmake --build --preset release
+//   cmake --build --preset release --target exercise_07b_test
 //   ctest --preset yours -L '^yours_07b$'
 //   build/release/lessons/07_verse/lesson_07_verse --yours 07b --beam 8
 #pragma once

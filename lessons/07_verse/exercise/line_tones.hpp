@@ -5,7 +5,7 @@
 // poem. They run the reference solution (solution/line_tones.cpp) unless started
 // with --yours 07a; then YOUR file exercise/line_tones.cpp, whose comment says
 // exactly what it must do. Check yours with
-//   cmake --build --preset release
+//   cmake --build --preset release --target exercise_07a_test
 //   ctest --preset yours -L '^yours_07a$'
 //   build/release/lessons/07_verse/lesson_07_verse --yours 07a
 // or check_verse with a poem of yours after --yours 07a (the page shows how).

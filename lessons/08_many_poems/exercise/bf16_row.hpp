@@ -6,7 +6,7 @@
 // (solution/bf16_row.cpp) unless the lesson is started with --yours 08b; then
 // YOUR file exercise/bf16_row.cpp, whose comment says exactly what it must do.
 // Check yours with
-//   cmake --build --preset release
+//   cmake --build --preset release --target exercise_08b_test
 //   ctest --preset yours -L '^yours_08b$'
 //   build/release/lessons/08_many_poems/lesson_08_many_poems --yours 08b --section 8 --weights bf16
 #pragma once

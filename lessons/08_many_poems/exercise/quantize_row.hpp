@@ -5,7 +5,7 @@
 // unless the lesson is started with --yours 08a; then YOUR file
 // exercise/quantize_row.cpp, whose comment says exactly what it must do. Check
 // yours with
-//   cmake --build --preset release
+//   cmake --build --preset release --target exercise_08a_test
 //   ctest --preset yours -L '^yours_08a$'
 //   build/release/lessons/08_many_poems/lesson_08_many_poems --yours 08a --section 8 --weights int8
 #pragma once

@@ -6,7 +6,7 @@
 // beside each number. It runs the reference solution
 // (solution/column_attention.cpp) unless started with --yours 09a; then YOUR
 // file exercise/column_attention.cpp, whose comment says exactly what it must do:
-//   cmake --build --preset release
+//   cmake --build --preset release --target exercise_09a_test
 //   ctest --preset yours -L '^yours_09a$'
 //   build/release/lessons/09_inside/lesson_09_inside --yours 09a --section 9
 #pragma once

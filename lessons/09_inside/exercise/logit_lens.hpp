@@ -5,7 +5,7 @@
 // for its layer-by-layer table. It runs the reference solution
 // (solution/logit_lens.cpp) unless started with --yours 09b; then YOUR file
 // exercise/logit_lens.cpp, whose comment says exactly what it must do:
-//   cmake --build --preset release
+//   cmake --build --preset release --target exercise_09b_test
 //   ctest --preset yours -L '^yours_09b$'
 //   build/release/lessons/09_inside/lesson_09_inside --yours 09b --section 9
 #pragma once

@@ -7,7 +7,7 @@
 // runs the reference solution (solution/grouped_attention.cpp) unless started
 // with --yours 10a; then YOUR file exercise/grouped_attention.cpp, whose
 // comment says exactly what it must do. Check yours with
-//   cmake --build --preset release
+//   cmake --build --preset release --target exercise_10a_test
 //   ctest --preset yours -L '^yours_10a$'
 //   build/release/lessons/10_cache_size/lesson_10_cache_size --yours 10a
 //

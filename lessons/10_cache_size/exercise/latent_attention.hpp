@@ -7,7 +7,7 @@
 // (solution/latent_attention.cpp) unless started with --yours 10b; then YOUR
 // file exercise/latent_attention.cpp, whose comment says exactly what it must
 // do. Check yours with
-//   cmake --build --preset release
+//   cmake --build --preset release --target exercise_10b_test
 //   ctest --preset yours -L '^yours_10b$'
 //   build/release/lessons/10_cache_size/lesson_10_cache_size --yours 10b
 //

@@ -12,7 +12,7 @@
 // every step. It runs the reference solution (solution/paged_attention.cpp)
 // unless started with --yours 11a; then YOUR exercise/paged_attention.cpp.
 // Check yours with
-//   cmake --build --preset release
+//   cmake --build --preset release --target exercise_11a_test
 //   ctest --preset yours -L '^yours_11a$'
 //   build/release/lessons/11_server/lesson_11_server --yours 11a --section 11
 //

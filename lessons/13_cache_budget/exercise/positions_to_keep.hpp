@@ -6,7 +6,7 @@
 // (solution/positions_to_keep.cpp) unless the lesson is started with --yours 13;
 // then YOUR file exercise/positions_to_keep.cpp, whose comment says exactly what
 // it must do. Check yours with
-//   cmake --build --preset release
+//   cmake --build --preset release --target exercise_13_test
 //   ctest --preset yours -L '^yours_13$'
 //   build/release/lessons/13_cache_budget/lesson_13_cache_budget --yours 13 --section 13
 #pragma once
