@@ -78,11 +78,10 @@ void show_paged_check(LessonContext& c) {
     const auto plain = forward_with_cache(model, one, i, contiguous, b);
     if (!std::equal(paged.begin(), paged.end(), plain.begin())) first_difference = i + 1;
   }
-  c.out << "  The cache in blocks of " << block_size << " positions from one pool. One text of "
-        << tokens.size() << " positions, its " << text.table.size()
-        << " blocks taken from all over a pool of " << blocks << " (blocks";
+  c.out << "  One text of " << tokens.size() << " positions in " << text.table.size()
+        << " blocks of " << block_size << " from all over a pool of " << blocks << " (blocks";
   for (BlockId id : text.table) c.out << " " << id;
-  c.out << "),\n  against lesson 06's cache, position by position: ";
+  c.out << "),\n  against lesson 06's cache: ";
   if (first_difference == 0) {
     c.out << "the logits are IDENTICAL, bit for bit, at all " << tokens.size() << " positions\n";
   } else {
@@ -101,20 +100,15 @@ struct ServedCost {
 void show_clients(LessonContext& c, const ServerOptions& o, const ServedCost& cost) {
   const std::vector<PoemRequest> requests =
       lesson_requests(c, mixed_requests(o.requests, c.options.seed));
-  c.out << "\n  What a step costs besides the model (the draws, the characters handed to each "
-           "request's queue),\n  measured with our vocabulary on one layer 4 wide, its forward "
-           "passes taken out (step_overhead.hpp):\n   ";
+  c.out << "\n  A step's overhead besides its forward passes (step_overhead.hpp), by texts in the "
+           "step:\n   ";
   for (const auto& [texts, ms] : cost.overhead.ms_at)
     c.out << " " << fixed(texts, 1) << " texts " << fixed(ms, 3) << " ms;";
   c.out << "\n\n  " << requests.size() << " requests (openings and acrostics, T "
         << label(requests[0].settings.temperature) << ", top-k " << requests[0].settings.top_k
         << ", seeds " << c.options.seed << " .. " << c.options.seed + requests.size() - 1
-        << "), sent by clients that each send the next\n  as soon as theirs is answered. One "
-           "client is one request at a time. Each step predicted as its\n  forward passes "
-           "(lesson 06's cost model) plus the overhead at its number of texts, and measured (the "
-           "steps,\n"
-           "  the mean batch and every time move from run to run with the machine's load; the "
-           "poems do not):\n"
+        << "), from clients that each send\n  the next when theirs is answered; "
+           "each step predicted as its forward passes plus the overhead:\n"
            "    clients  steps  mean batch   forward s predicted  measured   besides s predicted  "
            "measured   chars/s predicted  measured  measured/predicted   ms/char p50 predicted  "
            "measured   p95   same as lesson 06\n";
@@ -198,8 +192,7 @@ void show_small_pool(LessonContext& c) {
         << human_bytes(16.0 * double(c.model.config().block_size) *
                        double(kv_cache_bytes_per_position(c.model.config())))
         << "):\n    " << s.counters.preemptions
-        << " times a text gave its blocks back and computed them again later (a count that "
-           "moves from run to run\n    with the threads' timing; the poems do not); at most "
+        << " times a text gave its blocks back and computed them again later; at most "
         << s.counters.most_blocks_in_use
         << " blocks in use;\n    the poems the same as lesson "
            "06 writes alone: "
@@ -231,11 +224,9 @@ void show_stream(LessonContext& c) {
 }
 
 void show_server(LessonContext& c, const ServerOptions& o) {
-  c.out << "A server writes for many clients at once. Its cache is one pool of blocks; a "
-           "text holds the blocks\nits block table lists (exercise 11a reads through it), a "
-           "new request takes the blocks of an\nopening already in the pool (exercise 11b "
-           "finds them), and one batched step a time serves every\ntext in flight: a request "
-           "joins at the next step and leaves at once.\n";
+  c.out << "Many clients at once: a cache in blocks (exercise 11a), openings taken from the pool "
+           "(exercise 11b)\nand one batched step for every text in flight, each poem checked "
+           "against lesson 06's.\n";
   show_paged_check(c);
   ServedCost cost;
   cost.profile = lesson_profile(c.out, std::vector{plain_fp32_loop()});
@@ -244,8 +235,8 @@ void show_server(LessonContext& c, const ServerOptions& o) {
   show_shared_opening(c, cost);
   show_small_pool(c);
   show_stream(c);
-  c.out << "\n  The same engine over HTTP: build/release/lessons/11_server/poem_server --port 8080,"
-           " then open\n  http://127.0.0.1:8080/ in a browser.\n";
+  c.out << "\n  Over HTTP: build/release/lessons/11_server/poem_server --port 8080, then "
+           "http://127.0.0.1:8080/\n";
 }
 
 }  // namespace
