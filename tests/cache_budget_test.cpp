@@ -2,20 +2,26 @@
 // cache whose budget is the whole context are lesson 06's cache bit for bit; the
 // quantizer's exact cases and its bound; why keys are quantized per channel; the
 // dropping rules keep what they say; the formats' names, sizes and bad names;
-// the scoring against lesson 06 (KL 0 for itself).
+// the scoring against lesson 06 (KL 0 for itself); the small cases --yours 13
+// runs first report a wrong tie rule, which the lesson's own calls never reach.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <numeric>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "06_kvcache/kv_cache.hpp"
 #include "13_cache_budget/budget_runs.hpp"
 #include "13_cache_budget/dropping_cache.hpp"
+#include "13_cache_budget/positions_to_keep_switch.hpp"
 #include "13_cache_budget/quantized_cache.hpp"
 #include "errors.hpp"
+#include "exercise_code.hpp"
 #include "tiny_golden.hpp"
 
 namespace {
@@ -244,6 +250,57 @@ TEST(BudgetRuns, TextsAndMatches) {
   const std::vector<TokenId> a = {1, 2, 3, 4}, b = {1, 2, 5, 4};
   EXPECT_EQ(matching_prefix(a, b), 2u);
   EXPECT_EQ(matching_prefix(a, a), 4u);
+}
+
+// A learner's version that is right but for ties: on a tie the newer stays. On
+// the lesson's real attention sums it matches the reference on every call.
+std::vector<std::size_t> newer_stays_on_a_tie(std::span<const float> received, std::size_t budget,
+                                              std::size_t sinks, std::size_t window) {
+  const std::size_t n = received.size();
+  std::vector<std::size_t> kept(n);
+  std::iota(kept.begin(), kept.end(), std::size_t{0});
+  if (n <= budget) return kept;
+  std::vector<std::size_t> middle(kept.begin() + static_cast<std::ptrdiff_t>(sinks),
+                                  kept.end() - static_cast<std::ptrdiff_t>(window));
+  std::stable_sort(middle.begin(), middle.end(), [&](std::size_t a, std::size_t b) {
+    return received[a] > received[b] || (received[a] == received[b] && a > b);
+  });
+  middle.resize(budget - sinks - window);
+  kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(sinks),
+             kept.end() - static_cast<std::ptrdiff_t>(window));
+  kept.insert(kept.end(), middle.begin(), middle.end());
+  std::sort(kept.begin(), kept.end());
+  return kept;
+}
+
+struct YoursThirteen : ::testing::Test {
+  ~YoursThirteen() override { tang::choose_exercise_code(""); }
+};
+
+TEST_F(YoursThirteen, TheCasesReportAWrongTieRule) {
+  std::ostringstream notes;
+  tang::choose_exercise_code("13", true, &notes);
+  static tang::ExerciseSwitch use("13", "positions_to_keep, newer on a tie");
+  check_keep_rule_cases(use, newer_stays_on_a_tie);
+  EXPECT_NE(notes.str().find("a case of the rule, a tie"), std::string::npos) << notes.str();
+  EXPECT_NE(notes.str().find("yours position 3, the reference's position 1"), std::string::npos)
+      << notes.str();
+  EXPECT_NE(tang::exercise_summary().find("(positions_to_keep, newer on a tie): yours matched the "
+                                          "reference on 5 calls, then differed at call 6"),
+            std::string::npos)
+      << tang::exercise_summary();
+}
+
+TEST_F(YoursThirteen, TheReferenceMatchesEveryCase) {
+  std::ostringstream notes;
+  tang::choose_exercise_code("13", true, &notes);
+  static tang::ExerciseSwitch use("13", "positions_to_keep, the reference");
+  check_keep_rule_cases(use, tang::reference::positions_to_keep);
+  EXPECT_EQ(notes.str(), "");
+  EXPECT_NE(tang::exercise_summary().find("(positions_to_keep, the reference): yours matched the "
+                                          "reference on all 6 calls"),
+            std::string::npos)
+      << tang::exercise_summary();
 }
 
 }  // namespace
