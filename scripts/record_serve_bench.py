@@ -4,7 +4,7 @@
     python3 scripts/record_serve_bench.py [--requests N]
 
 Its table goes between <!-- serve-bench --> and <!-- /serve-bench --> in
-lessons/11_server/README.md and docs/benchmarks.md, its rows into
+lessons/11_server/serving/README.md and docs/benchmarks.md, its rows into
 lessons/11_server/serving/serve_bench.tsv, and they become lessons/11_server/serving/serve_bench.svg
 (scripts/plot_serve_bench.sh). Build first (cmake --build --preset release) and run it on
 an otherwise idle machine.
@@ -26,7 +26,7 @@ subprocess.run([str(root / "scripts/plot_serve_bench.sh"), str(tsv),
                 str(root / "lessons/11_server/serving/serve_bench.svg")], check=True)
 shown = " ".join(["build/release/lessons/11_server/serve_bench", *args])
 block = f"<!-- serve-bench -->\n```text\n$ {shown}\n{out.rstrip()}\n```\n<!-- /serve-bench -->"
-for page in ["lessons/11_server/README.md", "docs/benchmarks.md"]:
+for page in ["lessons/11_server/serving/README.md", "docs/benchmarks.md"]:
     path = root / page
     text = path.read_text(encoding="utf-8")
     new = re.sub(r"<!-- serve-bench -->.*?<!-- /serve-bench -->", lambda _: block, text, flags=re.S)
