@@ -25,8 +25,8 @@ float share(std::size_t part, std::size_t whole) {
 }
 
 void show_probabilities(LessonContext& c) {
-  c.out << "After reading a text, the model gives every one of its " << c.model.config().vocab_size
-        << " characters a probability. The 8 most likely next characters:\n";
+  c.out << "The 8 most likely next characters, of all " << c.model.config().vocab_size
+        << ", after each text:\n";
   Recompute predictor(c.model);
   const auto& prompts = c.options.prompts.empty() ? kDefaultPrompts : c.options.prompts;
   for (const std::string& prompt : prompts) {
