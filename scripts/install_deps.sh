@@ -25,7 +25,10 @@ packages=(
 # test is skipped without them. --client adds Node and npm, then OpenAI's own Node
 # client (npm openai, the version tests/openai_client/package-lock.json pins) into
 # tests/openai_client/node_modules, for the openai_client test (CI; needs the npm
-# registry); the test is skipped without them.
+# registry); and llama.cpp as the npm package node-llama-cpp with its prebuilt Linux CPU
+# binary (the versions tests/llama_cpp/package-lock.json pins; nothing compiled, no
+# install scripts run, nothing downloaded but the two packages and their dependencies)
+# into tests/llama_cpp/node_modules, for llama_cpp_test. Both tests are skipped without them.
 fuzz=(clang libclang-rt-14-dev libomp-14-dev)
 browser=(chromium chromium-driver python3-selenium)
 client=(nodejs)  # and npm, unless the nodejs installed brings its own
@@ -61,13 +64,25 @@ if ((${#missing[@]} > 0)); then
   "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# --client: OpenAI's Node client at the version the lock file pins (again only
-# when the lock file changed since the last install).
+# --client: OpenAI's Node client and llama.cpp at the versions the lock files pin (again
+# only when a lock file changed since the last install).
 if ((with_client)); then
   client_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/openai_client"
   if [[ ! -f "$client_dir/node_modules/.package-lock.json" ||
         "$client_dir/package-lock.json" -nt "$client_dir/node_modules/.package-lock.json" ]]; then
     echo "installing OpenAI's Node client into tests/openai_client/node_modules"
     (cd "$client_dir" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+  # llama.cpp: node-llama-cpp and @node-llama-cpp/linux-x64 (its prebuilt binary), both
+  # 3.22.1. --omit=optional leaves out the other platforms' and the GPU binaries;
+  # --ignore-scripts skips the package's postinstall (which would build or download).
+  # npm install, not npm ci: the lock file names only the Linux binaries (the registry
+  # it was made from had no others), which npm ci would refuse as out of sync.
+  llama_dir="$(dirname "$client_dir")/llama_cpp"
+  if [[ ! -f "$llama_dir/node_modules/.package-lock.json" ||
+        "$llama_dir/package-lock.json" -nt "$llama_dir/node_modules/.package-lock.json" ]]; then
+    echo "installing llama.cpp (node-llama-cpp 3.22.1, prebuilt) into tests/llama_cpp/node_modules"
+    (cd "$llama_dir" &&
+      npm install --omit=optional --ignore-scripts --no-audit --no-fund --loglevel=error)
   fi
 fi
