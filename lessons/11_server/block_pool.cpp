@@ -21,8 +21,10 @@ BlockPool::BlockPool(const GPTConfig& config, std::size_t blocks, std::size_t bl
   keys_.fill(0.0f);
   values_.fill(0.0f);
   if (numbers == PoolNumbers::kInt8) {
-    key_codes_.assign(L * rows * C_, 0), value_codes_.assign(L * rows * C_, 0);
-    key_scales_.assign(L * rows, 0.0f), value_scales_.assign(L * rows, 0.0f);
+    key_codes_.assign(L * rows * C_, 0);
+    value_codes_.assign(L * rows * C_, 0);
+    key_scales_.assign(L * rows, 0.0f);
+    value_scales_.assign(L * rows, 0.0f);
   }
   for (std::size_t b = blocks; b-- > 0;) free_.push_back(static_cast<BlockId>(b));  // 0 first
 }

@@ -91,7 +91,8 @@ struct EngineCounters {
   }
   // A step with a batch of `texts` texts.
   void count_batch(std::size_t texts) {
-    ++batched_steps, batched_rows += texts;
+    ++batched_steps;
+    batched_rows += texts;
     largest_batch = texts > largest_batch ? texts : largest_batch;
   }
 };

@@ -56,8 +56,10 @@ std::vector<PoemRequest> mixed_requests(std::size_t n, std::uint64_t seed) {
 
 std::vector<PoemRequest> shared_opening_requests(std::size_t n, std::uint64_t seed) {
   std::vector<PoemRequest> requests(n);
-  for (std::size_t i = 0; i < n; ++i)
-    requests[i].opening = kSharedOpening, requests[i].seed = seed + i;
+  for (std::size_t i = 0; i < n; ++i) {
+    requests[i].opening = kSharedOpening;
+    requests[i].seed = seed + i;
+  }
   return requests;
 }
 

@@ -68,7 +68,9 @@ bool PagedEngine::start(std::vector<Start> starts) {
   }
   for (Start& s : starts) {
     auto t = std::make_unique<Text>();
-    t->id = next_id_++, t->writer = s.writer, t->on_end = std::move(s.on_end);
+    t->id = next_id_++;
+    t->writer = s.writer;
+    t->on_end = std::move(s.on_end);
     t->steps.arrival = clock_.steps();
     texts_.emplace(t->id, std::move(t));
   }
@@ -140,8 +142,12 @@ PagedEngine::Plan PagedEngine::schedule() {
     if (!t->waiting()) continue;
     t->window = crop_to_context(t->writer->context(), model_.config().block_size);
     const std::vector<TokenId>& have = t->paged.tokens;
-    if (have.size() >= t->window.size() || !std::equal(have.begin(), have.end(), t->window.begin()))
-      release_all(t->paged, pool_), running -= t->started, t->started = false;  // it slid
+    if (have.size() >= t->window.size() ||
+        !std::equal(have.begin(), have.end(), t->window.begin())) {  // it slid
+      release_all(t->paged, pool_);
+      running -= t->started;
+      t->started = false;
+    }
     if (!t->started && running >= options_.max_batch) continue;  // it waits for one to end
     if (!t->started && t->paged.length() == 0 && options_.reuse_prefixes) {
       try {
@@ -163,16 +169,22 @@ PagedEngine::Plan PagedEngine::schedule() {
     const std::size_t positions = left == 1 ? 1 : std::min(budget, left);
     if (positions == 0 || !make_room(*t, positions)) continue;  // no budget, or no room yet
     if (!t->started) {  // it starts computing: what the pool gave it counts as reused
-      t->started = true, ++running;
+      t->started = true;
+      ++running;
       counters_.count_prefill(t->window.size(), t->paged.length(), t->paged.registered);
     }
-    if (left == 1)
+    if (left == 1) {
       batch.texts.push_back(t);
-    else
-      plan.passes.push_back({{t}, positions, positions == left}), budget -= positions;
+    } else {
+      plan.passes.push_back({{t}, positions, positions == left});
+      budget -= positions;
+    }
   }
   counters_.most_texts_written = std::max(counters_.most_texts_written, running);
-  if (!batch.texts.empty()) counters_.count_batch(batch.texts.size()), plan.passes.push_back(batch);
+  if (!batch.texts.empty()) {
+    counters_.count_batch(batch.texts.size());
+    plan.passes.push_back(batch);
+  }
   for (const Pass& p : plan.passes) counters_.computed_positions += p.texts.size() * p.positions;
   return plan;
 }
@@ -182,7 +194,8 @@ PagedEngine::Plan PagedEngine::schedule() {
 bool PagedEngine::make_room(Text& text, std::size_t positions) {
   for (std::size_t need = blocks_needed(text.paged, positions, pool_.block_size()); need > 0;) {
     if (const std::optional<BlockId> block = pool_.allocate()) {
-      text.paged.table.push_back(*block), --need;
+      text.paged.table.push_back(*block);
+      --need;
       continue;
     }
     const auto victim = std::find_if(texts_.rbegin(), texts_.rend(), [&](auto& t) {
@@ -220,7 +233,8 @@ void PagedEngine::step(Plan& plan) {
     std::vector<PagedText*> texts;  // (B)
     for (Text* t : p.texts) {
       const std::span<const TokenId> more = t->window.subspan(t->paged.length(), p.positions);
-      tokens.insert(tokens.end(), more.begin(), more.end()), texts.push_back(&t->paged);
+      tokens.insert(tokens.end(), more.begin(), more.end());
+      texts.push_back(&t->paged);
     }
     try {
       const auto t0 = std::chrono::steady_clock::now();
@@ -247,13 +261,16 @@ void PagedEngine::step(Plan& plan) {
 // when its pass is done (the batch's, at the step's end).
 void PagedEngine::count(const Plan& plan) {
   EngineCounters& c = counters_;
-  ++c.steps, c.compute_seconds += plan.compute_seconds;
+  ++c.steps;
+  c.compute_seconds += plan.compute_seconds;
   c.most_blocks_in_use = std::max(c.most_blocks_in_use, pool_.counts().in_use);
   clock_.add(plan.price);
   for (std::size_t i = 0; i < plan.passes.size(); ++i)
     for (Text* t : plan.passes[i].texts)
-      if (plan.passes[i].draws && !t->failure)
-        ++c.answers, clock_.drew(t->steps, plan.price.drawn_at_ms[i]);
+      if (plan.passes[i].draws && !t->failure) {
+        ++c.answers;
+        clock_.drew(t->steps, plan.price.drawn_at_ms[i]);
+      }
 }
 
 // The texts that are done, cancelled or failed give their blocks back and

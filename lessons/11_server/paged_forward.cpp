@@ -19,7 +19,8 @@ void attend_from_codes(std::size_t l, float* out, const float* rows, std::size_t
                        const PagedText& text, BlockPool& pool, const GPTConfig& cfg) {
   const std::size_t C = cfg.n_embd, start = text.length();
   thread_local std::vector<float> keys, values, weights;  // (T_max, C), (T_max, C), (NH, T_max)
-  keys.resize(cfg.block_size * C), values.resize(cfg.block_size * C);
+  keys.resize(cfg.block_size * C);
+  values.resize(cfg.block_size * C);
   weights.resize(cfg.n_head * cfg.block_size);
   pool.write_rows(l, text.table, start, T, rows);
   pool.read_rows(l, text.table, start + T, keys.data(), values.data());

@@ -31,7 +31,10 @@ bool copy_part_filled_block(PagedText& text, std::span<const TokenId> window,
     std::size_t same = 0;
     while (same < most && from + same < theirs.size() && theirs[from + same] == window[from + same])
       ++same;
-    if (same > rows) best = other, rows = same;
+    if (same > rows) {
+      best = other;
+      rows = same;
+    }
   }
   if (best == nullptr) return false;
   const std::optional<BlockId> block = pool.allocate();

@@ -25,7 +25,11 @@ void StepClock::add(const StepPrice& step) {
 }
 
 void StepClock::drew(TextSteps& t, double at_ms) const {
-  if (!t.answered) t.first = steps(), t.answered = true, t.first_in_step_ms = at_ms;
+  if (!t.answered) {
+    t.first = steps();
+    t.answered = true;
+    t.first_in_step_ms = at_ms;
+  }
   t.last = steps();
 }
 

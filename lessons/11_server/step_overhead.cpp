@@ -20,8 +20,11 @@ double StepOverhead::ms(double texts) const {
 
 GPT overhead_model(const GPT& model) {
   GPTConfig config = model.config();
-  config.n_layer = 1, config.n_head = 1, config.n_embd = 4;
-  config.n_kv_head = 0, config.kv_latent = 0;
+  config.n_layer = 1;
+  config.n_head = 1;
+  config.n_embd = 4;
+  config.n_kv_head = 0;
+  config.kv_latent = 0;
   return initialised_model(config, model.tokenizer(), 1);
 }
 

@@ -401,8 +401,10 @@ void PoemHttpServer::complete(const HttpRequest& req, HttpExchange& exchange, bo
   for (std::size_t i = 0; i < r.n; ++i) {
     Json last =
         one(i, {}, "", offsets[i], finish_reason(choices[i].served, choices[i].stop_string));
-    if (!r.chat)
-      last["usage"] = usage({&choices[i], 1}, prompt), last["poem"] = choices[i].served.poem;
+    if (!r.chat) {
+      last["usage"] = usage({&choices[i], 1}, prompt);
+      last["poem"] = choices[i].served.poem;
+    }
     send(last);
   }
   if (r.include_usage) {  // OpenAI's last chunk: no choice, the usage
@@ -449,7 +451,8 @@ bool PoemHttpServer::write_choices(
     if (open[i] && !w.served.stopped) pass_on(i, stops[i].flush());
     if (stops[i].matched()) {  // the text as it ends, before the stop string
       w.stop_string = true;
-      w.served.stopped = !open[i], w.served.ended = open[i];
+      w.served.stopped = !open[i];
+      w.served.ended = open[i];
       w.served.poem = r.poem.opening + text_of(w.kept);
     }
     metrics_->served(w.served);
