@@ -155,10 +155,10 @@ constexpr std::size_t kRepeats = 5;  // timed pairs a row: lesson 06's writing, 
 
 void show_speculative(LessonContext& c, const SpeculativeOptions& o) {
   const GPT& model = c.model;
-  c.out << "A drafter proposes k characters; the model runs them as k + 1 rows of one cached "
-           "forward pass,\nkeeps the drafts exercise 12's rule accepts and draws one more, and "
-           "its cache is cut back\npast the rest. The text is the model's: at T 0 character for "
-           "character, sampled in distribution\n(the lesson's page says how that is tested).\n";
+  c.out << "A drafter guesses k characters; the model checks them as k + 1 rows of one cached "
+           "forward\npass, keeps those exercise 12's rule accepts, draws one more and cuts its "
+           "cache back. The\ntext is the model's own: at T 0 lesson 06's, character for "
+           "character.\n";
   NgramDrafter ngram(training_stream(model.tokenizer(), c.options.corpus), 4,
                      model.config().vocab_size);
   show_one_poem(c, ngram, "n-gram");
@@ -246,8 +246,7 @@ void show_speculative(LessonContext& c, const SpeculativeOptions& o) {
         << big.vocab_size << " characters: " << fixed(double(parameter_count(big)) / 1e6, 1)
         << " M parameters, " << fixed(4.0 * double(parameter_count(big)) / 1e6, 0)
         << " MB of weights, read from memory every forward pass;\n  one row " << fixed(one, 1)
-        << " ms), with the characters a verification measured above at T 0 (and the same\n"
-           "  machine profile as the table above):\n"
+        << " ms), with the characters a verification measured above at T 0:\n"
         << "    drafter   k  verification / one row  draft / one row  chars a verification  "
            "speed-up\n";
   for (const Greedy& g : greedy) {
