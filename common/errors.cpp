@@ -54,11 +54,14 @@ std::string show_invisible(std::string_view text) {
       out += std::string("\\x") + hex[b >> 4] + hex[b & 0xF];
       i += 1;
     } else if (c == '\n') {
-      out += "\\n", i += 1;
+      out += "\\n";
+      i += 1;
     } else if (c == '\r') {
-      out += "\\r", i += 1;
+      out += "\\r";
+      i += 1;
     } else if (c == '\t') {
-      out += "\\t", i += 1;
+      out += "\\t";
+      i += 1;
     } else if (c < 0x20 || c == 0x7F) {
       out += std::string("\\x") + hex[b >> 4] + hex[b & 0xF];
       i += 1;

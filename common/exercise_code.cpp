@@ -57,7 +57,8 @@ std::string ids_where(const Keep& keep) {
 
 void choose_exercise_code(const std::string& yours, bool compare, std::ostream* report) {
   Choice c;
-  c.compare = compare, c.report = report ? report : &std::cerr;
+  c.compare = compare;
+  c.report = report ? report : &std::cerr;
   if (yours == "all") c.yours.insert(kExercises.begin(), kExercises.end());
   for (std::size_t from = 0; !yours.empty() && yours != "all" && from <= yours.size();) {
     const std::size_t comma = std::min(yours.find(',', from), yours.size());
@@ -188,12 +189,16 @@ Verdict compare_floats(std::span<const float> yours, std::span<const float> thei
     same_bits = same_bits &&
                 std::bit_cast<std::uint32_t>(yours[i]) == std::bit_cast<std::uint32_t>(theirs[i]);
     const double gap = std::fabs(static_cast<double>(yours[i]) - static_cast<double>(theirs[i]));
-    if (!(gap <= largest)) largest = std::isnan(gap) ? INFINITY : gap, where = i;  // NaN: worst
+    if (!(gap <= largest)) {
+      largest = std::isnan(gap) ? INFINITY : gap;  // NaN: worst
+      where = i;
+    }
   }
   if (same_bits) return {};
   std::string yours_text = scientific(yours[where]), theirs_text = scientific(theirs[where]);
   if (yours_text == theirs_text) {  // 3 digits hide the gap: 9 tell any two floats apart
-    yours_text = scientific(yours[where], 9), theirs_text = scientific(theirs[where], 9);
+    yours_text = scientific(yours[where], 9);
+    theirs_text = scientific(theirs[where], 9);
   }
   const std::string at =
       "value " + std::to_string(where) + ": yours " + yours_text + ", theirs " + theirs_text;

@@ -24,7 +24,10 @@ struct StepRecord {
   void removed_logits(const std::string& filter, std::span<const float> logits);
   // After a filter on the probabilities (top-p, min-p): removed characters are now 0.
   void removed_probabilities(const std::string& filter, std::span<const float> probabilities);
-  void drawn(float coin, TokenId chosen) { this->coin = coin, this->chosen = chosen; }
+  void drawn(float coin, TokenId chosen) {
+    this->coin = coin;
+    this->chosen = chosen;
+  }
 
   struct Cut {
     std::string filter;

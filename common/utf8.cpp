@@ -24,11 +24,14 @@ std::size_t utf8_char_length(std::string_view text, std::size_t offset) {
   char32_t min_value = 0;  // the smallest code point that needs this many bytes
   if (lead < 0x80) return 1;
   if ((lead & 0xE0) == 0xC0) {
-    length = 2, min_value = 0x80;
+    length = 2;
+    min_value = 0x80;
   } else if ((lead & 0xF0) == 0xE0) {
-    length = 3, min_value = 0x800;
+    length = 3;
+    min_value = 0x800;
   } else if ((lead & 0xF8) == 0xF0) {
-    length = 4, min_value = 0x10000;
+    length = 4;
+    min_value = 0x10000;
   } else {
     invalid_at(offset, "not a lead byte");
   }

@@ -53,7 +53,10 @@ void ensure_fast_blas(char** argv) {
     std::fprintf(stderr,
                  "note: OPENBLAS_CORETYPE=%s needs instructions this CPU does not have; using %s\n",
                  chosen, best ? best : "OpenBLAS's own choice");
-    if (best == nullptr) unsetenv("OPENBLAS_CORETYPE"), execv("/proc/self/exe", argv);
+    if (best == nullptr) {
+      unsetenv("OPENBLAS_CORETYPE");
+      execv("/proc/self/exe", argv);
+    }
     restart_with(best, argv);
     return;
   }

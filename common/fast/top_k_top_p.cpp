@@ -163,9 +163,11 @@ Edge last_member_by_bisection(std::span<const float> probabilities, float p, flo
     const std::uint32_t mid = lo + (hi - lo) / 2;
     const Mass m = mass_at_or_above(probabilities, std::bit_cast<float>(mid));
     if (static_cast<double>(m.units) >= p_units) {
-      lo = mid, from_lo = m;
+      lo = mid;
+      from_lo = m;
     } else {
-      hi = mid, from_hi = m;
+      hi = mid;
+      from_hi = m;
     }
   }
   // Everything at or above `hi` is in the nucleus (it sorts first and holds
@@ -246,11 +248,13 @@ TokenId sample_next(std::span<float> logits, const SamplingSettings& s, Rng& rng
   // (k of them, more on a tie), in order of id, which keeps top-p's and the
   // walk's order of ties.
   const float kth = kth_largest(logits, s.top_k, scratch.values);
-  scratch.kept_ids.clear(), scratch.kept.clear();
+  scratch.kept_ids.clear();
+  scratch.kept.clear();
   for_each_kept(
       logits, [kth](float z) { return z >= kth; },
       [&](std::size_t i) {
-        scratch.kept_ids.push_back(static_cast<TokenId>(i)), scratch.kept.push_back(logits[i]);
+        scratch.kept_ids.push_back(static_cast<TokenId>(i));
+        scratch.kept.push_back(logits[i]);
       });
   softmax_in_place(scratch.kept);
   top_p_filter(scratch.kept, s.top_p, scratch.keys);

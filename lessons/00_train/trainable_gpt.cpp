@@ -61,7 +61,8 @@ float TrainableGPT::run_forward(std::span<const TokenId> inputs, std::span<const
       targets.size() != B * T) {
     throw std::invalid_argument("TrainableGPT::forward: batch does not fit the buffers");
   }
-  B_ = B, T_ = T;
+  B_ = B;
+  T_ = T;
   dropped_ = dropout != nullptr;
   inputs_.assign(inputs.begin(), inputs.end());
   targets_.assign(targets.begin(), targets.end());

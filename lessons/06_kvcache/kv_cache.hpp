@@ -224,7 +224,10 @@ class CachedPredictor : public Predictor {
     // Reuse the cache only if it holds a prefix of this very window.
     const bool cache_is_prefix =
         seen_.size() < window.size() && std::equal(seen_.begin(), seen_.end(), window.begin());
-    if (!cache_is_prefix) cache_.length = 0, seen_.clear();
+    if (!cache_is_prefix) {
+      cache_.length = 0;
+      seen_.clear();
+    }
     Cache* const caches[] = {&cache_};
     const auto logits = forward_with_cache(model_, matrices_, window.subspan(cache_.length), caches,
                                            acts_, LogitsFor::kLastPosition);

@@ -29,7 +29,10 @@ std::vector<CacheLayout> published_layouts() {
 std::string human_bytes(double bytes) {
   const char* units[] = {"B", "KB", "MB", "GB", "TB"};
   int unit = 0;
-  while (bytes >= 1024.0 && unit < 4) bytes /= 1024.0, ++unit;
+  while (bytes >= 1024.0 && unit < 4) {
+    bytes /= 1024.0;
+    ++unit;
+  }
   char text[32];
   std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", bytes, units[unit]);
   return text;

@@ -39,7 +39,10 @@ struct StepWork {
   std::size_t draws = 1;        // characters drawn
   bool operator==(const StepWork&) const = default;
   StepWork& operator+=(const StepWork& o) {  // two texts' work in one forward pass
-    rows += o.rows, output_rows += o.output_rows, keys += o.keys, draws += o.draws;
+    rows += o.rows;
+    output_rows += o.output_rows;
+    keys += o.keys;
+    draws += o.draws;
     return *this;
   }
 };
