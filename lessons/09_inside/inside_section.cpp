@@ -87,8 +87,8 @@ void show_step(LessonContext& c, std::span<const TokenId> tokens, std::size_t t,
   c.out << "\n  " << what << "\n  Each head's three most attended positions (position, character, "
         << "weight):\n";
   show_attention(c, view, tokens, t);
-  c.out << "  Layer by layer (the logit lens): the five most likely next characters if the "
-           "stream went\n  straight to ln_f and the output layer after each stage:\n";
+  c.out << "  The logit lens: the five most likely next characters from the stream after each "
+           "stage:\n";
   show_lens(c, view, t);
 }
 
@@ -122,9 +122,8 @@ std::string strongest(const PatternSums& head, const PatternSums& uniform) {
 void show_patterns(LessonContext& c, const HeadPatterns& p) {
   char cell[64];
   c.out << "\n  What each head attends to, over " << p.poems << " held-out poems (" << p.positions
-        << " positions): the mean weight\n  a position gives each kind of earlier position, and "
-           "that weight over uniform causal attention's;\n  a head is named by its strongest "
-           "pattern where that is at least 0.2 and 2x uniform:\n            ";
+        << " positions): mean weight, and its\n  ratio to uniform attention's; the name is the "
+           "strongest pattern of at least 0.2 and 2x:\n            ";
   for (const char* name : kPatternNames) {
     std::snprintf(cell, sizeof cell, " %11s", name);
     c.out << cell;
@@ -167,14 +166,11 @@ void show_knockouts(LessonContext& c, const InsideOptions& o) {
   bench.max_chars = c.model.config().block_size - 1;
   bench.tables = o.tables.get();
   bench.training_lines = &training.lines();
-  c.out << "\n  Each head knocked out (its columns of attn_proj zeroed), the model measured "
-           "again: held-out loss\n  on the same "
-        << o.heldout.size() << " poems, and " << o.poems << " poems written at T "
-        << label(bench.settings.temperature) << ", top-k " << bench.settings.top_k << " (seeds "
-        << bench.seeds.front() << " .. " << bench.seeds.back()
-        << "): in form (regular verse),\n  rhyming (4 or 8 lines in form, even lines in one rhyme "
-           "group), "
-           "lines copied whole from a training poem.\n"
+  c.out << "\n  Each head knocked out: held-out loss on the same " << o.heldout.size()
+        << " poems; of " << o.poems << " poems written at T " << label(bench.settings.temperature)
+        << ",\n  top-k " << bench.settings.top_k << " (seeds " << bench.seeds.front() << " .. "
+        << bench.seeds.back()
+        << "), the share in form, the share rhyming, lines copied whole:\n"
            "    model         loss   change    in form   rhyming   copied lines\n";
   char row[160];
   auto print = [&](const std::string& name, const ModelScore& s, double base) {
@@ -201,9 +197,9 @@ void show_knockouts(LessonContext& c, const InsideOptions& o) {
 
 void show_inside(LessonContext& c, const InsideOptions& o) {
   const Tokenizer& tok = c.model.tokenizer();
-  c.out << "Every head of every layer spreads weight over the positions before it; the "
-           "residual stream\ncarries each position's vector from block to block. Both can be "
-           "read out (inside_view.hpp).\n";
+  c.out << "At two steps, where each head looks and what the stream predicts after each block; "
+           "then,\nover held-out poems, what each head attends to and what the model loses "
+           "without it.\n";
   // the step after 登鹳雀楼's 黄河入海, or after the first --prompt (its last block_size positions)
   const bool own = !c.options.prompts.empty();
   const std::string prompt = own ? c.options.prompts.front() : std::string(kOpening);

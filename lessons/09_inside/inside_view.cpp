@@ -5,12 +5,21 @@
 
 namespace tang {
 
-InsideView look_inside(const GPT& model, std::span<const TokenId> tokens, Activations& acts) {
-  const GPTConfig& cfg = model.config();
+namespace {
+
+void check_arguments(const GPTConfig& cfg, std::span<const TokenId> tokens,
+                     const Activations& acts) {
   if (tokens.empty() || tokens.size() > cfg.block_size)
     throw std::invalid_argument("look_inside: needs 1 to block_size tokens");
   if (acts.layers.empty() || acts.layers.front().att.size() == 0)
     throw std::invalid_argument("look_inside: the activations must keep everything");
+}
+
+}  // namespace
+
+InsideView look_inside(const GPT& model, std::span<const TokenId> tokens, Activations& acts) {
+  const GPTConfig& cfg = model.config();
+  check_arguments(cfg, tokens, acts);
   forward(model, tokens, acts);
   InsideView v;
   v.T = tokens.size(), v.L = cfg.n_layer, v.NH = cfg.n_head, v.C = cfg.n_embd;
