@@ -254,13 +254,9 @@ void show_large_model(LessonContext& c) {
 }
 
 void show_cache_size(LessonContext& c, const CacheSizeOptions& o) {
-  c.out << "Lesson 06's cache keeps a key and a value for every head: 2C floats per position "
-           "and layer.\nSharing them shrinks it: grouped-query attention lets NH / KVH query "
-           "heads read one\nkey/value head (multi-query: KVH = 1); latent attention caches one "
-           "vector of d_c floats\nand rebuilds keys and values from it (exercise 10b never "
-           "rebuilds them). Four attentions,\neach trained three "
-           "times with one recipe (scripts/train_variants.sh), and this lesson's model\n"
-           "beside them:\n";
+  c.out << "Four attentions that shrink lesson 06's cache of 2C floats per position and layer, "
+           "each\ntrained three times with one recipe (scripts/train_variants.sh), and this "
+           "lesson's model\nbeside them:\n";
   std::vector<Row> rows = {{"this lesson's", &c.model}};
   for (std::size_t i = 0; i < o.models.size(); ++i)
     rows.push_back({variant_runs()[i].name(), o.models[i].get()});
