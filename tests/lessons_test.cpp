@@ -923,7 +923,7 @@ const std::vector<BadFlags>& bad_many_poems_flags() {
       {"LengthPastTheContext", {"--length", "200"}, {"--length", "200"}, 2, true},
       {"LengthShorterThanTheOpening", {"--length", "5"}, {"--length", "5"}, 2, true},
       // taken as 16, while --seed 010 was refused: every whole number in decimal digits
-      {"BatchNotDecimal", {"--batch", "0x10"}, {"--batch", "'0x10'", "decimal"}, 2, false},
+      {"BatchNotDecimal", {"--batch", "0x10"}, {"--batch 0x10", "decimal"}, 2, false},
   };
   return cases;
 }
