@@ -617,29 +617,174 @@ TEST(PoemServer, WithAnInt8PoolThirtyTwoStreamsAtOnceAreItsPoemsOneAtATime) {
   });
 }
 
-// A client that leaves before its (not streamed) answer stops its poems: the
-// engine ends them at its next step instead of writing them for nobody.
+// What a raw socket reads until the server closes it.
+std::string read_to_end(int fd) {
+  std::string got;
+  char buffer[4096];
+  for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) > 0;) got.append(buffer, n);
+  return got;
+}
+
+// The body of the last answer in `raw` (an interim 100 before it skipped),
+// chunks joined.
+std::string body_of(const std::string& raw) {
+  const std::size_t head = raw.rfind("HTTP/1.1 ");
+  const std::size_t start = raw.find("\r\n\r\n", head) + 4;
+  if (raw.find("Transfer-Encoding: chunked", head) > start) return raw.substr(start);
+  std::string body;
+  for (std::size_t at = start;;) {
+    const std::size_t line = raw.find("\r\n", at);
+    if (line == std::string::npos) break;
+    const std::size_t size = std::stoul(raw.substr(at, line - at), nullptr, 16);
+    if (size == 0) break;
+    body += raw.substr(line + 2, size);
+    at = line + 2 + size + 2;
+  }
+  return body;
+}
+
+std::string post_request(const json& body) {
+  const std::string text = body.dump();
+  return "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+         std::to_string(text.size()) + "\r\n\r\n" + text;
+}
+
+// A client that leaves before its (not streamed) answer, closing both ways or
+// resetting, stops its poems: the engine ends them at its next step instead of
+// writing them for nobody.
 TEST(PoemServer, AClientLeavingBeforeItsAnswerStopsItsPoems) {
   NEED_SHIPPED_MODEL();
   (void)model;
   Server server({});
-  const std::string body =
-      json{{"prompt", "春风"}, {"max_tokens", 120}, {"n", 4}, {"temperature", 1.5}}.dump();
-  const int fd = connect_loopback(server.port());
-  ASSERT_GE(fd, 0);
   const std::string request =
-      "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) +
-      "\r\n\r\n" + body;
+      post_request({{"prompt", "春风"}, {"max_tokens", 120}, {"n", 4}, {"temperature", 1.5}});
+  for (const bool reset : {false, true}) {
+    const double cut_before = metric(server, "tang_poems_cut_total");
+    const double written_before = metric(server, "tang_characters_total");
+    const int fd = connect_loopback(server.port());
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(write(fd, request.data(), request.size()), static_cast<ssize_t>(request.size()));
+    while (metric(server, "tang_open_texts") < 4)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (reset) {
+      const linger now{1, 0};
+      setsockopt(fd, SOL_SOCKET, SO_LINGER, &now, sizeof now);
+    }
+    close(fd);  // gone before its answer
+    double cut = 0;
+    for (int i = 0; i < 1000 && (cut = metric(server, "tang_poems_cut_total") - cut_before) < 4;
+         ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    EXPECT_EQ(cut, 4.0) << (reset ? "reset" : "closed") << ": the four poems were stopped";
+    EXPECT_LT(metric(server, "tang_characters_total") - written_before, 4.0 * 120)
+        << "not written to the end";
+    EXPECT_EQ(metric(server, "tang_open_texts"), 0.0);
+  }
+}
+
+// HTTP/1.1 lets a client close its sending side once its request is sent
+// (shutdown(SHUT_WR), `curl --no-keepalive` with a body from a pipe, netcat's
+// -N): it gets its whole answer, lesson 06's poem, streamed or not.
+TEST(PoemServer, AClientThatHalfClosesGetsItsWholePoem) {
+  NEED_SHIPPED_MODEL();
+  Server server({});
+  tang::PoemRequest r;
+  r.opening = "春风";
+  r.max_chars = 60;
+  r.settings = {1.0f, 0, 1.0f};
+  r.seed = 11;
+  const std::string poem = tang::write_alone(model, r);
+  for (const bool stream : {false, true}) {
+    const int fd = connect_loopback(server.port());
+    ASSERT_GE(fd, 0);
+    const std::string request = post_request({{"prompt", "春风"},
+                                              {"seed", 11},
+                                              {"max_tokens", 60},
+                                              {"temperature", 1.0},
+                                              {"top_k", 0},
+                                              {"stream", stream}});
+    ASSERT_EQ(write(fd, request.data(), request.size()), static_cast<ssize_t>(request.size()));
+    shutdown(fd, SHUT_WR);
+    const std::string raw = read_to_end(fd);
+    close(fd);
+    const std::size_t head = raw.rfind("HTTP/1.1 ");
+    ASSERT_NE(head, std::string::npos) << raw;
+    EXPECT_EQ(raw.substr(head, 12), "HTTP/1.1 200") << raw.substr(0, 300);
+    if (stream) {
+      const Stream s = read_stream(body_of(raw));
+      EXPECT_TRUE(s.done) << "streamed to [DONE]";
+      EXPECT_EQ(r.opening + s.text, poem);
+      EXPECT_EQ(s.last["choices"][0]["finish_reason"], "length");
+    } else {
+      const json j = json::parse(body_of(raw), nullptr, false);
+      ASSERT_TRUE(j.is_object()) << raw;
+      EXPECT_EQ(j["poem"], poem);
+      EXPECT_EQ(j["choices"][0]["finish_reason"], "length");
+    }
+  }
+}
+
+// A stream its client never reads, its answer larger than the buffers between
+// (a receive buffer of 4 KB; 8 chat poems with 5 alternatives a character, each
+// with its bytes: about 1.5 MB): cut after --timeout without progress, its
+// poems stopped.
+TEST(PoemServer, AStreamItsClientDoesNotReadIsCutAtTheTimeout) {
+  NEED_SHIPPED_MODEL();
+  (void)model;
+  Server server({"--timeout", "1"});
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  const int small = 4096;
+  setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(server.port()));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  const std::string body = json{
+      {"messages", {{{"role", "user"}, {"content", "春风"}}}},
+      {"max_tokens", 120},
+      {"n", 8},
+      {"logprobs", true},
+      {"top_logprobs", 5},
+      {"temperature", 1.5},
+      {"stream", true}}.dump();
+  const std::string request = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                              std::to_string(body.size()) + "\r\n\r\n" + body;
   ASSERT_EQ(write(fd, request.data(), request.size()), static_cast<ssize_t>(request.size()));
-  while (metric(server, "tang_open_texts") < 4)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  close(fd);  // gone before its answer
+  const auto start = std::chrono::steady_clock::now();
   double cut = 0;
-  for (int i = 0; i < 1000 && (cut = metric(server, "tang_poems_cut_total")) < 4; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  EXPECT_EQ(cut, 4.0) << "the four poems were stopped";
-  EXPECT_LT(metric(server, "tang_characters_total"), 4.0 * 120) << "not written to the end";
+  for (int i = 0; i < 800 && (cut = metric(server, "tang_poems_cut_total")) < 8; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(cut, 8.0) << "the eight poems were stopped";
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 6.0);
   EXPECT_EQ(metric(server, "tang_open_texts"), 0.0);
+  close(fd);
+}
+
+// --max-connections 50 and 50 kept-alive connections from other addresses, each
+// asking for the models more often than --timeout: a normal request still gets
+// its poem within 1 s (the idlest of them makes room), every time.
+TEST(PoemServer, KeptAliveConnectionsAtTheLimitLeaveRoomForAPoem) {
+  NEED_SHIPPED_MODEL();
+  (void)model;
+  Server server({"--max-connections", "50", "--timeout", "2"});
+  Flood flood(server.port(), 50, std::chrono::milliseconds(500), "/v1/models");
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  double slowest = 0;
+  for (int i = 0; i < 5; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    auto c = server.client();
+    c.set_read_timeout(std::chrono::seconds(5));
+    c.set_connection_timeout(std::chrono::seconds(5));
+    const auto res =
+        c.Post("/v1/completions", R"({"prompt": "春风", "max_tokens": 8})", "application/json");
+    EXPECT_TRUE(res && res->status == 200) << "request " << i;
+    slowest = std::max(
+        slowest, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_LT(slowest, 1.0);
+  EXPECT_GT(flood.answers, 50u) << "the kept-alive ones were answered too";
 }
 
 TEST(PoemServer, HundredClientsLeavingMidStreamGiveEveryBlockBack) {

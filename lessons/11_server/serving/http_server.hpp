@@ -40,7 +40,12 @@ struct HttpServerSettings {
   std::size_t max_body_bytes = 1 << 20;
   std::chrono::milliseconds timeout{10000};
   std::size_t max_connections = 1000;
+  std::size_t max_client_connections = 256;  // from one address
   std::size_t max_handlers = 264;
+  // A kept-alive connection's answers close it after these (as nginx's
+  // keepalive_requests and keepalive_time)
+  std::size_t max_requests_per_connection = 1000;
+  std::chrono::milliseconds max_connection_life{std::chrono::hours(1)};
 };
 
 using HttpHeaders = std::vector<std::pair<std::string, std::string>>;

@@ -64,8 +64,14 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(1, 600));
   app.add_option("--max-connections", settings.http.max_connections,
-                 "connections open at once (idle ones too); one more waits until one closes, "
-                 "in [1, 100000] (and at most what the system lets this process open)")
+                 "connections open at once (idle ones too); one more closes the one idle the "
+                 "longest between two requests, in [1, 100000] (and at most what the system "
+                 "lets this process open)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
+  app.add_option("--max-client-connections", settings.http.max_client_connections,
+                 "connections open at once from one address; one more is closed at once, "
+                 "in [1, 100000]")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
   app.add_option("--drain", drain,
