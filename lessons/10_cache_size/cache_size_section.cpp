@@ -262,7 +262,8 @@ void show_cache_size(LessonContext& c, const CacheSizeOptions& o) {
     rows.push_back({variant_runs()[i].name(), o.models[i].get()});
   const HeldoutLosses losses = show_sizes(c, rows, o);
   show_cost_in_loss(c, rows, losses);
-  const MachineProfile profile = lesson_profile(c.out, std::vector{plain_fp32_loop()});
+  c.out << "\n";
+  const MachineProfile profile = lesson_profile(c.out, std::vector{plain_fp32_loop()}, "  ");
   show_writing(c, rows, o, profile);
   if (!o.skip_long_context) show_long_context(c, rows, profile);
   show_large_model(c);
