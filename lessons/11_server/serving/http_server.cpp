@@ -30,10 +30,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kKB = 1024;
-constexpr std::size_t kBehind = 256 * kKB;           // bytes a stream may be ahead of its client
+constexpr std::size_t kBehind = 64 * kKB;            // bytes a stream may be ahead of the library
 constexpr std::size_t kConnectionMemory = 32 * kKB;  // the library's buffers, the head within them
 constexpr std::size_t kStreamBlock = 32 * kKB;       // the most a stream is asked for at once
-constexpr int kSendBuffer = 64 * 1024;  // a socket's send buffer (the kernel doubles it)
+constexpr int kSendBuffer = 32 * 1024;  // a socket's send buffer (the kernel doubles it)
 constexpr auto kWatchEvery = std::chrono::milliseconds(50);
 constexpr auto kStopWait = std::chrono::seconds(2);
 constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";

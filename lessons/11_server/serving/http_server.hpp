@@ -71,7 +71,7 @@ class HttpExchange {
   // head goes with the first.
   void start_stream(std::string_view content_type, const HttpHeaders& extra = {});
   // One piece; false once the client has gone. Waits while the client is
-  // more than a few hundred kilobytes behind.
+  // more than 64 KB behind the library.
   bool send(std::string_view piece);
   bool gone() const;  // the client closed the connection, or stopped reading
   void finish();      // the handler is done (the server calls it)
