@@ -137,19 +137,11 @@ void show_formats(LessonContext& c, const CacheBudgetOptions& o,
   const std::size_t T = cfg.block_size;
   const double fp32_bytes = static_cast<double>(kv_cache_bytes_per_position(cfg));
   const std::size_t openings = std::min(kOpenings, texts.size());
-  c.out << "  Part 1: fewer bits. " << texts.size() << " texts of " << T
-        << " held-out characters, fed one a step, against lesson 06's\n"
-           "  float32 cache: each position's next-character distribution (KL, in nats) and the "
-           "held-out\n  loss (its difference paired by text, with its standard error over the "
-           "texts); greedy writing\n  from "
-        << openings << " openings of " << kOpeningLength
-        << " held-out characters to the end of the context (the characters written\n"
-           "  before the first that differs from lesson 06's: median and least of "
-        << openings << ", " << T - kOpeningLength << " = all the same);\n  a step's time with "
-        << kTimedAt
-        << " positions held (median and range of 7 runs of 100 steps) beside the\n"
-           "  cost model's prediction: lesson 06's step plus the numbers the format rebuilds "
-           "times its\n  rebuild loop's time per number, measured here.\n";
+  c.out << "  Part 1: fewer bits, against lesson 06's float32 cache: KL (nats), the loss "
+           "difference (paired\n  by text, ± its standard error), greedy characters from "
+        << openings << " openings before the first that differs\n  (median, least; "
+        << T - kOpeningLength << " = all the same), a step's time with " << kTimedAt
+        << " positions held (median, range).\n";
   const MachineProfile profile = lesson_profile(c.out, std::vector{plain_fp32_loop()});
   const double plain_us = predict_plain_step(cfg, cached_step(kTimedAt), profile).total_ms() * 1e3;
   c.out << "    format               keys          values        a position  of fp32  KL (nats)  "
@@ -211,12 +203,9 @@ void show_first_positions(LessonContext& c, const std::vector<std::vector<TokenI
   for (std::size_t p = DroppingCache::kFirstShareFrom; p < cfg.block_size; ++p)
     even += static_cast<double>(kSinkPositions) / static_cast<double>(p + 1) /
             static_cast<double>(cfg.block_size - DroppingCache::kFirstShareFrom);
-  c.out << "\n  Part 2: where the heads rest. The share of each head's attention that falls "
-           "on the first "
-        << kSinkPositions << "\n  positions of a text, for queries at position "
-        << DroppingCache::kFirstShareFrom << " or later (all " << texts.size()
-        << " texts; lesson 09 draws these\n  maps whole). Spread evenly over the positions a "
-           "query sees, they would draw "
+  c.out << "\n  Part 2: where the heads rest: the share of each head's attention on the first "
+        << kSinkPositions << " positions,\n  for queries at position "
+        << DroppingCache::kFirstShareFrom << " or later. Spread evenly they would draw "
         << fixed(even, 3) << ".\n    layer";
   for (std::size_t h = 0; h < cfg.n_head; ++h) c.out << "   head " << h;
   c.out << '\n';
@@ -234,10 +223,8 @@ void show_first_positions(LessonContext& c, const std::vector<std::vector<TokenI
 // Part 3: caches that drop positions.
 void show_dropping(LessonContext& c, const CacheBudgetOptions& o, const Scores& scores) {
   const GPTConfig& cfg = c.model.config();
-  c.out << "\n  Part 3: fewer positions. The same texts through caches that keep at most a "
-           "budget of positions;\n  the loss over the positions that missed one (position budget + "
-           "1 on), against the full\n  cache's on the same positions, paired by "
-           "text, with its standard error:\n"
+  c.out << "\n  Part 3: fewer positions: the loss over the positions past the budget "
+           "(budget + 1 on),\n  against the full cache's on the same positions, paired by text:\n"
            "    rule     budget   kept     loss     full cache   difference            verdict\n";
   char line[200];
   for (std::size_t b = 0; b < o.budgets.size(); ++b) {
@@ -261,11 +248,10 @@ void show_server_pool(LessonContext& c, const CacheBudgetOptions& o) {
   const EngineOptions engine;  // lesson 11's defaults
   const std::size_t positions = engine.blocks * engine.block_size, T = cfg.block_size;
   const double pool_bytes = static_cast<double>(kv_cache_bytes_per_position(cfg) * positions);
-  c.out << "\n  Part 4: what it buys a server. Lesson 11's pool holds " << positions
-        << " positions in float32\n  (" << human_bytes(pool_bytes)
-        << "). A text of a whole context (" << T
-        << " positions) in each format, its positions still in\n  float32 counted at 4 bytes a "
-           "number, and how many such texts the same bytes hold at once:\n"
+  c.out << "\n  Part 4: what it buys a server: how many texts of a whole context (" << T
+        << " positions)\n  lesson 11's pool of " << positions << " float32 positions ("
+        << human_bytes(pool_bytes)
+        << ") holds in each format:\n"
            "    format               a whole context   texts in the pool   of fp32's\n";
   const double fp32_texts = pool_bytes / parse_cache_format("fp32").bytes_held(T, cfg);
   char line[120];
@@ -280,18 +266,18 @@ void show_server_pool(LessonContext& c, const CacheBudgetOptions& o) {
 
 void show_cache_budget(LessonContext& c, const CacheBudgetOptions& o) {
   const GPTConfig& cfg = c.model.config();
-  c.out << "Lesson 06's cache keeps every key and value in float32: "
+  c.out << "Lesson 06's cache keeps every key and value in float32, "
         << human_bytes(static_cast<double>(kv_cache_bytes_per_position(cfg)))
-        << " a position here. Without\nretraining, an engine can keep them in fewer bits, or keep "
-           "fewer positions. What each costs:\n";
+        << " a position here.\nWhat fewer bits and fewer positions cost, without retraining:\n";
   const PoemDataset data = load_poem_dataset(c.options.corpus);
   const Tokenizer& tokenizer = c.model.tokenizer();
   const std::vector<TokenId> heldout = tokenizer.encode(data.tokenizer.decode(data.heldout));
   const std::vector<std::vector<TokenId>> texts =
       consecutive_texts(heldout, cfg.block_size, o.texts);
   if (texts.size() < 2) throw UserError("section 13 needs at least 2 held-out texts");
-  c.out << "  (every text through every cache first, one text at a time: " << o.formats.size()
-        << " formats and " << o.budgets.size() * std::size(kRules) << " dropping caches)\n";
+  c.out << "  (" << texts.size() << " held-out texts of " << cfg.block_size
+        << " characters through every cache first: " << o.formats.size() << " formats and "
+        << o.budgets.size() * std::size(kRules) << " dropping caches)\n";
   c.out.flush();
   const Scores scores = score_texts(c.model, o, texts);
   show_formats(c, o, texts, scores);
@@ -325,10 +311,10 @@ void prepare_cache_budget(CacheBudgetOptions& o, const GPT& model) {
     try {
       o.formats.push_back(parse_cache_format(name));
     } catch (const UserError& e) {
-      throw BadOption(std::string("--cache-formats: ") + e.what());
+      throw BadOption("--cache-formats " + o.formats_text + ": " + e.what());
     }
   }
-  if (o.formats.empty()) throw BadOption("--cache-formats: name at least one format, e.g. fp32");
+  if (o.formats.empty()) throw BadOption("--cache-formats '': name at least one format, e.g. fp32");
   o.budgets.clear();
   const std::size_t context = model.config().block_size;
   for (const std::string& text : split_commas(o.budgets_text)) {
@@ -338,13 +324,13 @@ void prepare_cache_budget(CacheBudgetOptions& o, const GPT& model) {
         std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
     const std::size_t budget = digits ? std::stoul(text) : 0;
     if (budget <= kSinkPositions || budget >= context) {
-      throw BadOption("--budgets: '" + text + "' is not a budget from " +
+      throw BadOption("--budgets " + o.budgets_text + ": '" + text + "' is not a budget from " +
                       std::to_string(kSinkPositions + 1) + " to " + std::to_string(context - 1) +
                       " positions (the model's context is " + std::to_string(context) + ")");
     }
     o.budgets.push_back(budget);
   }
-  if (o.budgets.empty()) throw BadOption("--budgets: name at least one budget, e.g. 32");
+  if (o.budgets.empty()) throw BadOption("--budgets '': name at least one budget, e.g. 32");
 }
 
 std::string cannot_run_cache_budget(const GPT& model) {
