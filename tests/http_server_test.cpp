@@ -324,8 +324,10 @@ TEST(HttpServer, FloodsOfIdleOrKeptAliveConnectionsLeaveRoomForOthers) {
     double slowest = 0;
     for (int i = 0; i < 6; ++i) {
       const auto start = std::chrono::steady_clock::now();
-      EXPECT_NE(ask(server.port(), kGet).find("/hello 0"), std::string::npos)
-          << (every == 0ms ? "idle" : "kept alive") << " flood, request " << i;
+      const std::string answer = ask(server.port(), kGet);
+      EXPECT_NE(answer.find("/hello 0"), std::string::npos)
+          << (every == 0ms ? "idle" : "kept alive") << " flood, request " << i << ", after "
+          << since(start) << " s: " << answer;
       slowest = std::max(slowest, since(start));
       std::this_thread::sleep_for(200ms);
     }

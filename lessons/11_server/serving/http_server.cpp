@@ -416,6 +416,7 @@ struct HttpServer::Impl {
       const Clock::time_point now = Clock::now();
       for (auto& [c, w] : watches)
         if (w.deadline <= now) shut(w);
+      make_room(nullptr, now);
     }
   }
 
@@ -567,26 +568,26 @@ struct HttpServer::Impl {
   // Past max_connections a connection is closed to make room: the one silent
   // the longest between two requests (as nginx reuses its connections waiting
   // for a request). One that has sent part of its next request is passed over,
-  // and so, while there is another, is a new one younger than kGrace (it has
-  // had little time to speak). When none may be closed (every one is inside a
-  // request, or speaking), the new one stays: the library takes up to an eighth
-  // more, and the next connection to finish an answer makes room.
+  // and so is a new one younger than kGrace (it has had little time to speak).
+  // When none may be closed, the new one stays: the library takes up to an
+  // eighth more, and room is made again when a connection finishes an answer
+  // and at each of the watchdog's rounds.
   MHD_Connection* idlest_silent(MHD_Connection* spared, Clock::time_point now) {
-    MHD_Connection* young = nullptr;
     std::size_t looked = 0;
     for (MHD_Connection* c : idlest) {
       if (c == spared) continue;
       if (++looked > 64) break;
       const Watch& w = watches[c];
-      if (received(w.fd) != w.heard) continue;  // speaking
-      if (w.answers > 0 || now - w.since >= kGrace) return c;
-      if (young == nullptr) young = c;
+      if ((w.answers > 0 || now - w.since >= kGrace) && received(w.fd) == w.heard) return c;
     }
-    return young;
+    return nullptr;
   }
   void make_room(MHD_Connection* spared, Clock::time_point now) {
-    if (watches.size() - closing <= settings.max_connections) return;
-    if (MHD_Connection* victim = idlest_silent(spared, now)) shut(watches[victim]);
+    while (watches.size() - closing > settings.max_connections) {
+      MHD_Connection* victim = idlest_silent(spared, now);
+      if (victim == nullptr) return;
+      shut(watches[victim]);
+    }
   }
 
   void on_connection(MHD_Connection* c, MHD_ConnectionNotificationCode what) {
