@@ -377,12 +377,12 @@ class Flood:
 
 def attack_idle_flood(port, n, seconds):
     f = Flood(port, n, seconds)
-    return f"{f.closed} closed by the server to make room and reopened, in {seconds} s"
+    return f"{f.closed} closed by the server and reopened, in {seconds} s"
 
 
 def attack_kept_alive(port, n, seconds, every=8.0):
     f = Flood(port, n, seconds, every=every)
-    return f"{f.answers} answered; {f.closed} closed by the server to make room and reopened, in {seconds} s"
+    return f"{f.answers} answered; {f.closed} closed by the server and reopened, in {seconds} s"
 
 
 def attack_unread_streams(port, n, seconds):

@@ -372,7 +372,7 @@ TEST(HttpServer, AHeadPastTheConnectionsMemoryGets431Or414) {
   for (int i = 0; i < 200000 && fd >= 0; ++i) {  // stops when the server has answered
     const std::string header = "X-" + std::to_string(i) + ": y\r\n";
     if (send(fd, header.data(), header.size(), MSG_NOSIGNAL) <= 0) break;
-    if (i == 5000) break;  // well past 32 KB; the answer is already on its way
+    if (i == 5000) break;  // well past 36 KB; the answer is already on its way
   }
   const std::string answer = read_answer(fd);
   EXPECT_EQ(answer.rfind("HTTP/1.1 431", 0), 0u) << answer;

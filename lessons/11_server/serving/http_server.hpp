@@ -1,26 +1,38 @@
 // http_server.hpp: HTTP/1.1 from a library (GNU libmicrohttpd), with our bounds.
 //
 // libmicrohttpd parses every request, keeps every connection on one thread of its
-// own (Linux epoll), writes every answer, and enforces the sizes and the
-// connection limit below. What is ours: a request, once whole, goes to a handler
-// on a thread of a pool (at most max_handlers at once), which answers through
-// its HttpExchange, whole or streamed; and one watchdog thread closes a
-// connection whose request is not whole within `timeout` of the connection's
-// start or last answer, however slowly it keeps sending.
+// own (Linux epoll), writes every answer, and enforces the sizes and the limit
+// per address below. What is ours: a request whose framing is ambiguous is
+// refused before its body is read; a whole request goes to a handler on a
+// thread of a pool (at most max_handlers at once), which answers through its
+// HttpExchange, whole or streamed; one watchdog thread closes a connection whose
+// request is not whole within `timeout` of the connection's start or last
+// answer, however slowly it keeps sending; and past max_connections the
+// connection silent the longest between two requests is closed to make room.
 //
 //   a request's head and body   within `timeout`                    closed (no answer)
-//   head                        the connection's 32 KB of memory    431 (414: its first line)
+//   head                        the connection's 36 KB of memory    431 (414: its first line)
+//   framing: Content-Length and Transfer-Encoding, two lengths that differ, a
+//   name with a space before its colon, a coding but chunked, no Host or two
+//   (HTTP/1.1), a NUL, a bare LF or a folded line                   400, closed
 //   body, Content-Length        max_body_bytes                      413 right after the head
 //   body, chunked               max_body_bytes                      413 when it ends; the rest
 //                                                                   of the body is read and dropped
 //   a POST with neither         -                                   411
-//   connections open            max_connections; one more           waits in the system's queue
+//   connections from an address max_client_connections; one more   closed at once
+//   connections open            max_connections; one more           the idlest silent one between
+//                                                                   requests closed (none: let in,
+//                                                                   up to an eighth more)
+//   a connection's answers      max_requests_per_connection,        the last says Connection: close
+//                               max_connection_life
 //   requests handled at once    max_handlers; one more              503
-//   an answer the client does   not read for `timeout` (whole       closed; its handler sees gone()
-//                               seconds): the library closes it
+//   an answer the client does   not read, past 64 KB + 64 KB of     closed; its handler sees gone()
+//                               the server's: for `timeout` (whole
+//                               seconds) the library closes it
 //
-// A client that closes or resets its connection while its request is handled is
-// seen at once: gone() turns true, send() false.
+// A client that resets its connection, or closes it both ways, while its request
+// is handled is seen at once: gone() turns true, send() false. One that only
+// half-closes (HTTP/1.1 allows it) still gets its answer.
 #pragma once
 
 #include <chrono>
