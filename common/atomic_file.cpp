@@ -14,21 +14,19 @@ namespace tang {
 
 namespace {
 
-// Closes and removes the temporary file unless it was renamed.
+// The bytes in a fresh temporary file next to `path`, flushed to the disk. It is
+// closed, and removed when the object goes, unless `keep` was set.
 struct Temporary {
   std::string path;
   int fd = -1;
-  bool renamed = false;
+  bool keep = false;
   ~Temporary() {
     if (fd >= 0) ::close(fd);
-    if (!renamed && !path.empty()) ::unlink(path.c_str());
+    if (!keep && !path.empty()) ::unlink(path.c_str());
   }
 };
 
-}  // namespace
-
-void write_file_atomically(const std::string& path, std::string_view bytes) {
-  Temporary tmp;
+void write_temporary(Temporary& tmp, const std::string& path, std::string_view bytes) {
   // a name no one else is using: pid and a few random bits
   Rng rng(static_cast<std::uint64_t>(::getpid()) ^ reinterpret_cast<std::uintptr_t>(&tmp));
   for (int attempt = 0; attempt < 16 && tmp.fd < 0; ++attempt) {
@@ -45,25 +43,40 @@ void write_file_atomically(const std::string& path, std::string_view bytes) {
     }
   }
   if (tmp.fd < 0) throw UserError("cannot create a temporary file next to " + path);
+  const auto failed = [&] {
+    return UserError("writing " + path + " failed (" + std::strerror(errno) +
+                     "): is the disk full? The previous file, if any, is unchanged");
+  };
   for (std::size_t done = 0; done < bytes.size();) {
     const ssize_t n = ::write(tmp.fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      throw UserError("writing " + path + " failed (" + std::strerror(errno) +
-                      "): is the disk full? The previous file, if any, is unchanged");
-    }
+    if (n <= 0) throw failed();
     done += static_cast<std::size_t>(n);
   }
-  if (::fsync(tmp.fd) != 0) {
-    throw UserError("writing " + path + " failed (" + std::strerror(errno) +
-                    "): is the disk full? The previous file, if any, is unchanged");
-  }
+  if (::fsync(tmp.fd) != 0) throw failed();
   ::close(tmp.fd);
   tmp.fd = -1;
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, std::string_view bytes) {
+  Temporary tmp;
+  write_temporary(tmp, path, bytes);
   if (::rename(tmp.path.c_str(), path.c_str()) != 0) {
     throw UserError("cannot replace " + path + " (" + std::strerror(errno) + ")");
   }
-  tmp.renamed = true;
+  tmp.keep = true;
+}
+
+bool write_new_file_atomically(const std::string& path, std::string_view bytes) {
+  Temporary tmp;
+  write_temporary(tmp, path, bytes);
+  // link() fails with EEXIST where rename() would replace a file that appeared
+  // meanwhile; the temporary name goes either way.
+  if (::link(tmp.path.c_str(), path.c_str()) == 0) return true;
+  if (errno == EEXIST) return false;
+  throw UserError("cannot name " + path + " (" + std::strerror(errno) + ")");
 }
 
 }  // namespace tang

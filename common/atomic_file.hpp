@@ -15,4 +15,8 @@ namespace tang {
 
 void write_file_atomically(const std::string& path, std::string_view bytes);
 
+// The same, for a file that must not exist yet: the bytes are given the name only if
+// no file holds it by then. Returns false, and leaves that file alone, when one does.
+bool write_new_file_atomically(const std::string& path, std::string_view bytes);
+
 }  // namespace tang

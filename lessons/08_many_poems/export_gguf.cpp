@@ -20,12 +20,8 @@
 //
 // The file is never written over an existing one: the bytes go to a temporary file next
 // to it, then take the final name only if it is still free.
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -35,10 +31,10 @@
 #include <vector>
 
 #include "08_many_poems/gguf_writer.hpp"
+#include "atomic_file.hpp"
 #include "checkpoint.hpp"
 #include "errors.hpp"
 #include "program.hpp"
-#include "rng.hpp"
 
 namespace {
 
@@ -59,60 +55,6 @@ void check_new_file(const std::string& out) {
   if (!folder.empty() && !fs::is_directory(folder, ec)) {
     throw tang::BadOption("--out " + out + ": the folder " + folder.string() +
                           " does not exist: create it or pass another path");
-  }
-}
-
-// Writes `bytes` to `out`, which must not exist: a temporary file next to it first
-// (created exclusively, flushed to the disk), then renamed to `out` only if no file
-// took that name meanwhile. A full disk or a signal leaves at most the temporary file
-// (out + ".tmp.PID.XXXXXXXX"), never a half file under the final name.
-void write_new_file(const std::string& out, const std::string& bytes) {
-  struct Temporary {
-    std::string path;
-    int fd = -1;
-    bool kept = false;
-    ~Temporary() {
-      if (fd >= 0) ::close(fd);
-      if (!kept && !path.empty()) ::unlink(path.c_str());
-    }
-  } tmp;
-  tang::Rng rng(static_cast<std::uint64_t>(::getpid()) * 0x9e3779b97f4a7c15ull);
-  for (int attempt = 0; attempt < 16 && tmp.fd < 0; ++attempt) {
-    char suffix[48];
-    std::snprintf(suffix, sizeof suffix, ".tmp.%d.%08llx", static_cast<int>(::getpid()),
-                  static_cast<unsigned long long>(rng.next_u64() & 0xffffffffull));
-    tmp.path = out + suffix;
-    tmp.fd = ::open(tmp.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (tmp.fd < 0 && errno != EEXIST) {
-      const std::string reason = std::strerror(errno);
-      tmp.path.clear();
-      throw tang::UserError("cannot write next to " + out + " (" + reason +
-                            "): check that its folder is writable");
-    }
-  }
-  if (tmp.fd < 0) throw tang::UserError("cannot create a temporary file next to " + out);
-  const auto failed = [&](const char* step) {
-    return tang::UserError(std::string(step) + " " + out + " failed (" + std::strerror(errno) +
-                           "): is the disk full? Nothing was written under that name");
-  };
-  for (std::size_t done = 0; done < bytes.size();) {
-    const ssize_t n = ::write(tmp.fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw failed("writing");
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(tmp.fd) != 0) throw failed("writing");
-  ::close(tmp.fd);
-  tmp.fd = -1;
-  // link() fails with EEXIST instead of replacing a file that appeared meanwhile
-  // (rename() would replace it).
-  if (::link(tmp.path.c_str(), out.c_str()) != 0) {
-    if (errno == EEXIST) {
-      throw tang::BadOption("--out " + out +
-                            " appeared while export_gguf ran: it was left as it is; pass "
-                            "another path");
-    }
-    throw failed("naming");
   }
 }
 
@@ -269,7 +211,11 @@ int main(int argc, char** argv) {
     file.add_tensor("output.weight", {C, VB}, output.data(), f32);
 
     const std::string bytes = file.bytes();
-    write_new_file(out, bytes);
+    if (!tang::write_new_file_atomically(out, bytes)) {
+      throw tang::BadOption("--out " + out +
+                            " appeared while export_gguf ran: it was left as it is; pass "
+                            "another path");
+    }
     std::printf(
         "wrote %s: GGUF v3, architecture gpt2, %zu tensors (%zu F32, %zu Q8_0), %zu "
         "key-values, vocabulary %zu (%zu characters, %zu byte pieces), %.2f MB\n",
