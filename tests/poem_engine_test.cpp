@@ -2,7 +2,8 @@
 // served poem is the poem lesson 06's cache writes alone, whatever else is in
 // flight, with a pool so small that texts are preempted, past the context, and
 // with a shared opening; cancelled texts give their blocks back; a full engine
-// refuses. A pool in int8 writes the same poems small or large. Uses the shipped model (skipped without it).
+// refuses. A pool in int8 writes the same poems small or large. Uses the shipped model (skipped
+// without it).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -344,6 +345,7 @@ TEST(PoemEngine, ASlowReaderGetsTheSameCharactersAndProbabilities) {
   r.opening = "春风";
   r.max_chars = 30;
   r.seed = 5;
+  r.probabilities = true;
   const auto serve = [&](bool slow) {
     std::vector<tang::WrittenCharacter> seen;
     const tang::ServedPoem served = tang::serve_poem(engine, r, [&](const auto& c) {
@@ -365,6 +367,68 @@ TEST(PoemEngine, ASlowReaderGetsTheSameCharactersAndProbabilities) {
       EXPECT_EQ(fast[i].top[k].id, slow[i].top[k].id) << i;
       EXPECT_EQ(fast[i].top[k].probability, slow[i].top[k].probability) << i;
     }
+  }
+}
+
+// A character's probability and top five cost a softmax over the vocabulary:
+// a request that does not ask for them (no logprobs) gets none worked out.
+TEST(PoemEngine, ARequestWithoutLogprobsComputesNoProbabilities) {
+  NEED_SHIPPED_MODEL();
+  tang::PagedEngine engine(model, tang::EngineOptions{});
+  tang::PoemRequest r;
+  r.opening = "春风";
+  r.max_chars = 20;
+  r.seed = 5;
+  const std::size_t before = tang::probabilities_worked_out();
+  const tang::ServedPoem plain = tang::serve_poem(engine, r, [](const auto&) { return true; });
+  EXPECT_EQ(tang::probabilities_worked_out(), before) << "none asked, none worked out";
+  EXPECT_GT(plain.characters, 5u);
+
+  r.probabilities = true;  // as a request with logprobs asks: one row a character
+  std::size_t with = 0;
+  const tang::ServedPoem asked = tang::serve_poem(engine, r, [&](const tang::WrittenCharacter& c) {
+    with += c.probability > 0 && c.top.size() == 5;
+    return true;
+  });
+  EXPECT_EQ(asked.poem, plain.poem) << "asking changes no character";
+  EXPECT_EQ(with, asked.characters);
+  EXPECT_EQ(tang::probabilities_worked_out(), before + asked.characters);
+}
+
+// The probabilities a request gets are --trace's (StepRecord::begin, lesson
+// 01's most_likely) for the same step of the poem written alone, bit for bit:
+// an opening and an acrostic (its forced characters have none).
+TEST(PoemEngine, AskedProbabilitiesAreTheTracesOfThePoemWrittenAlone) {
+  NEED_SHIPPED_MODEL();
+  tang::PagedEngine engine(model, tang::EngineOptions{});
+  for (const bool acrostic : {false, true}) {
+    tang::PoemRequest r;
+    (acrostic ? r.heads : r.opening) = acrostic ? "春花秋月" : "床前明月光";
+    r.max_chars = 20;
+    r.seed = 7;
+    r.probabilities = true;
+    std::vector<tang::StepRecord> steps;  // of the poem written alone, each drawn character's
+    tang::CachedPredictor<tang::KernelMatrices> predictor(
+        model, tang::KernelMatrices(model, tang::ops::matmul_forward));
+    const auto alone = tang::RequestWriter::make(
+        model.tokenizer(), r, [&](std::size_t, const tang::StepRecord& s) { steps.push_back(s); });
+    tang::write_with(*alone, predictor);
+    std::size_t drawn = 0;
+    tang::serve_poem(engine, r, [&](const tang::WrittenCharacter& c) {
+      if (c.probability < 0) return true;  // an acrostic's head or punctuation
+      EXPECT_LT(drawn, steps.size());
+      if (drawn >= steps.size()) return false;
+      const tang::StepRecord& s = steps[drawn++];
+      EXPECT_EQ(c.probability, s.before[static_cast<std::size_t>(s.chosen)]) << drawn;
+      const std::vector<tang::Candidate> top = tang::most_likely(s.before, 5);
+      EXPECT_EQ(c.top.size(), top.size());
+      for (std::size_t k = 0; k < top.size() && k < c.top.size(); ++k) {
+        EXPECT_EQ(c.top[k].id, top[k].id) << drawn;
+        EXPECT_EQ(c.top[k].probability, top[k].probability) << drawn;
+      }
+      return true;
+    });
+    EXPECT_GT(drawn, 5u) << acrostic;
   }
 }
 

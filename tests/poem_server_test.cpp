@@ -510,6 +510,70 @@ TEST(PoemServer, AnUnknownRouteGets404WithAJsonError) {
   EXPECT_EQ(metric(server, "tang_responses_total{status=\"404\"}"), 1.0);
 }
 
+// logprobs and top_logprobs as OpenAI's API takes them (null: not given); anything
+// else refused naming the field. Only a request with logprobs asks for probabilities.
+TEST(PoemServer, LogprobsAreTakenAsOpenAIsAPITakesThem) {
+  NEED_SHIPPED_MODEL();
+  const std::string user = R"("messages": [{"role": "user", "content": "春风"}])";
+  const auto parse = [&](const std::string& body, bool chat) {
+    const std::size_t context = model.config().block_size;
+    return chat ? tang::parse_chat_request(body, model.tokenizer(), context)
+                : tang::parse_completion_request(body, model.tokenizer(), context);
+  };
+  struct Taken {
+    const char* body;
+    bool chat;
+    int logprobs;  // -1: none
+  };
+  const Taken taken[] = {
+      {R"({"prompt": "春"})", false, -1},
+      {R"({"logprobs": null})", false, -1},
+      {R"({"logprobs": 0})", false, 0},
+      {R"({"logprobs": 5})", false, 5},
+      {R"({"logprobs": false, "top_logprobs": null})", true, -1},
+      {R"({"logprobs": null})", true, -1},
+      {R"({"logprobs": true})", true, 0},
+      {R"({"logprobs": true, "top_logprobs": 5})", true, 5},
+  };
+  for (const Taken& t : taken) {
+    std::string body = t.body;
+    if (t.chat) body = "{" + user + ", " + body.substr(1);
+    const tang::ParsedRequest r = parse(body, t.chat);
+    ASSERT_TRUE(r.request) << body << ": " << r.error.message;
+    EXPECT_EQ(r.request->logprobs, t.logprobs) << body;
+    EXPECT_EQ(r.request->poem.probabilities, t.logprobs >= 0) << body;
+  }
+  struct Refused {
+    const char* body;
+    bool chat;
+    const char* field;
+    const char* says;
+  };
+  const Refused refused[] = {
+      {R"({"logprobs": 6})", false, "logprobs", "[0, 5]"},
+      {R"({"logprobs": -1})", false, "logprobs", "must not be negative"},
+      {R"({"logprobs": 2.5})", false, "logprobs", "whole number"},
+      {R"({"logprobs": true})", false, "logprobs", "whole number"},
+      {R"({"logprobs": "2"})", false, "logprobs", "whole number"},
+      {R"({"top_logprobs": 2})", false, "top_logprobs", "not a field of this route"},
+      {R"({"logprobs": 2})", true, "logprobs", "true or false"},
+      {R"({"logprobs": true, "top_logprobs": 6})", true, "top_logprobs", "[0, 5]"},
+      {R"({"logprobs": true, "top_logprobs": -1})", true, "top_logprobs", "must not be negative"},
+      {R"({"logprobs": true, "top_logprobs": 1.5})", true, "top_logprobs", "whole number"},
+      {R"({"top_logprobs": 2})", true, "top_logprobs", "logprobs true"},
+      {R"({"logprobs": false, "top_logprobs": 2})", true, "top_logprobs", "logprobs true"},
+  };
+  for (const Refused& t : refused) {
+    std::string body = t.body;
+    if (t.chat) body = "{" + user + ", " + body.substr(1);
+    const tang::ParsedRequest r = parse(body, t.chat);
+    EXPECT_FALSE(r.request) << body;
+    EXPECT_EQ(r.error.field, t.field) << body;
+    EXPECT_NE(r.error.message.find(t.says), std::string::npos) << body << ": " << r.error.message;
+    EXPECT_EQ(r.error.message.rfind(std::string(t.field) + ":", 0), 0u) << r.error.message;
+  }
+}
+
 // serve_bench's bodies: completion_body writes what parse_completion_request reads back.
 TEST(PoemServer, ABodyReadsBackAsItsRequest) {
   NEED_SHIPPED_MODEL();

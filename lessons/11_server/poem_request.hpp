@@ -18,6 +18,9 @@ struct PoemRequest {
   SamplingSettings settings{0.8f, 20, 1.0f};  // lessons 04-06's: T 0.8, top-k 20, top-p off
   std::uint64_t seed = 42;
   std::size_t max_chars = 64;  // new characters at most (not for an acrostic)
+  // Each drawn character's probability and the five most likely (logprobs):
+  // a softmax over the vocabulary and a top five a character, so only when asked.
+  bool probabilities = false;
 };
 
 // Why `request` cannot be written with `tokenizer`'s vocabulary ("" when it

@@ -1,5 +1,6 @@
 #include "11_server/poem_service.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -19,11 +20,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+std::atomic<std::size_t> worked_out{0};  // probabilities_worked_out()
+
 // A drawn character's probability and the five most likely (lesson 01's
 // most_likely), at the request's temperature before top-k and top-p, as
 // --trace shows a step (StepRecord::begin).
 void add_probabilities(WrittenCharacter& c, TokenId drawn, std::span<const float> logits,
                        float temperature) {
+  worked_out.fetch_add(1, std::memory_order_relaxed);
   StepRecord step;
   step.begin(logits, temperature);
   c.probability = step.before[static_cast<std::size_t>(drawn)];
@@ -75,13 +79,13 @@ class EventQueue {
 
 // A request's writer as the engine steps it: each character it writes goes to
 // the queue as it appears, those the writer puts there itself (an acrostic's
-// heads and punctuation) as they are, a drawn one with the logits it was drawn
-// from: its probabilities are worked out on the request's thread, so that the
-// engine's thread only draws. Only while the request's thread keeps up: with
-// kLogitsQueued such events waiting, the engine's thread works them out
-// itself: a client that reads slowly holds at most that many rows of logits
-// (its other events are a character each). Its newline ends the poem and is
-// not sent.
+// heads and punctuation) as they are, a drawn one alone or, when the request
+// asks for probabilities, with the logits it was drawn from: they are worked
+// out on the request's thread, so that the engine's thread only draws. Only
+// while the request's thread keeps up: with kLogitsQueued such events waiting,
+// the engine's thread works them out itself: a client that reads slowly holds
+// at most that many rows of logits (its other events are a character each).
+// Its newline ends the poem and is not sent.
 class StreamedWriter : public Writer {
  public:
   static constexpr std::size_t kLogitsQueued = 4;
@@ -90,6 +94,7 @@ class StreamedWriter : public Writer {
                  EventQueue& queue)
       : tokenizer_(tokenizer),
         heads_(!request.heads.empty()),
+        probabilities_(request.probabilities),
         temperature_(request.settings.temperature),
         choice_(choice),
         queue_(queue),
@@ -105,9 +110,9 @@ class StreamedWriter : public Writer {
       newline_ = true;
     } else {
       Event e{choice_, {tokenizer_.character(drawn), -1, {}}, drawn, {}, std::nullopt};
-      if (queue_.with_logits() < kLogitsQueued) {
+      if (probabilities_ && queue_.with_logits() < kLogitsQueued) {
         e.logits.assign(logits.begin(), logits.end());
-      } else {
+      } else if (probabilities_) {
         add_probabilities(e.character, drawn, logits, temperature_);
       }
       queue_.push(std::move(e));
@@ -129,7 +134,7 @@ class StreamedWriter : public Writer {
     }
   }
   const Tokenizer& tokenizer_;
-  bool heads_, newline_ = false;
+  bool heads_, probabilities_, newline_ = false;
   float temperature_;
   std::size_t choice_;
   EventQueue& queue_;
@@ -193,6 +198,10 @@ std::vector<ServedPoem> serve_poems(
     served[i].ended = !served[i].failure && writers[i]->ended();
   }
   return served;
+}
+
+std::size_t probabilities_worked_out() {
+  return worked_out.load(std::memory_order_relaxed);
 }
 
 ServedPoem serve_poem(PagedEngine& engine, const PoemRequest& request,

@@ -8,7 +8,8 @@
 // whatever else is in the batch (tested). Each character goes to the request's
 // queue as it is written; the caller's thread takes it from there and hands it
 // to `on_character`, with the five most likely candidates it was drawn from
-// (the forced characters of an acrostic have none). Returning false stops the
+// when the request asks for them (PoemRequest::probabilities; the forced
+// characters of an acrostic have none). Returning false stops the
 // poem (the client went away) and its blocks go back to the pool.
 #pragma once
 
@@ -31,9 +32,10 @@ namespace tang {
 struct WrittenCharacter {
   std::string character;
   double probability = -1;     // its own, as `top` measures it; -1 for a forced character
+                               // or a request that did not ask (PoemRequest::probabilities)
   std::vector<Candidate> top;  // the five most likely (lesson 01's most_likely), at the
-                               // request's temperature before top-k and top-p; empty for a
-                               // forced character
+                               // request's temperature before top-k and top-p; empty
+                               // where `probability` is -1
 };
 
 struct ServedPoem {
@@ -67,6 +69,10 @@ std::vector<ServedPoem> serve_poems(
     PagedEngine& engine, std::span<const PoemRequest> requests,
     const std::function<bool(std::size_t, const WrittenCharacter&)>& on_character,
     const std::function<void()>& on_started = {});
+
+// Drawn characters whose probability and five most likely were worked out so
+// far in this process (each a softmax over the vocabulary and a top five).
+std::size_t probabilities_worked_out();
 
 // The same poem without the engine: lesson 06's cached predictor, alone, its
 // products `matmul` (the lesson's loop, or the engine's tuned one).

@@ -207,6 +207,7 @@ void show_stream(LessonContext& c) {
   r.settings = writing_settings(c.options);
   r.seed = c.options.seed;
   r.max_chars = c.options.length;
+  r.probabilities = true;  // the five candidates below, as a request with logprobs gets them
   std::size_t shown = 0;
   c.out << "\n  One request as poem_server streams it (opening 春风): each character with the "
            "five it was drawn from\n";

@@ -129,6 +129,8 @@ ParsedRequest read_fields(const json& j, const Tokenizer& tokenizer, std::size_t
       return refuse(shown(key), "not a field of this route (" + list + ")");
     }
     if (key == "messages") continue;  // read by parse_chat_request
+    if ((key == "logprobs" || key == "top_logprobs") && value.is_null())
+      continue;  // OpenAI's default, as if not given
     if (key == "prompt" || key == "heads" || key == "form" || key == "model" || key == "user") {
       if (!value.is_string()) return refuse(key, "must be a string");
       const std::string text = value.get<std::string>();
@@ -200,6 +202,7 @@ ParsedRequest read_fields(const json& j, const Tokenizer& tokenizer, std::size_t
     if (logprobs) r.logprobs = static_cast<int>(top_logprobs.value_or(0));
     (r.acrostic ? r.poem.heads : r.poem.opening) = *chat_text;
   }
+  r.poem.probabilities = r.logprobs >= 0;  // worked out only when asked
   if (stream_options && !r.stream)
     return refuse("stream_options", "is for a streamed request: give stream true as well");
   if (!form.empty() && r.poem.heads.empty()) {

@@ -14,7 +14,8 @@
 //   stop         string, or a list of up to 4: the text ends before the first
 //                one it would hold (finish_reason "stop")
 //   logprobs     integer  in [0, 5]: each character's log-probability and its
-//                         most likely alternatives (default: none)
+//                         most likely alternatives (default and null: none, and
+//                         no probabilities worked out)
 //   echo         boolean  the answer's text starts with the prompt (default false)
 //   stream       boolean  Server-Sent Events, one per character (default false)
 //   heads        string   an acrostic instead: 4 or 8 head characters
@@ -32,8 +33,8 @@
 // A chat body has `messages` instead of prompt and heads: system messages are
 // ignored, the last user message is the opening (with "acrostic": true, the
 // heads); `logprobs` is true or false there and `top_logprobs` (0-5) says how
-// many alternatives; `max_completion_tokens` is max_tokens' newer name; there
-// is no echo.
+// many alternatives (null for either: as if not given); `max_completion_tokens`
+// is max_tokens' newer name; there is no echo.
 //
 // Anything else is refused, naming the field: another field, a wrong type, a
 // value out of range, a character the vocabulary lacks. The defaults are
