@@ -44,6 +44,12 @@ void blas_matmul(float* out, const float* inp, const float* weight, const float*
 inline constexpr std::size_t kFewRows = 32;
 void few_rows_matmul(float* out, const float* inp, const float* weight, const float* bias,
                      std::size_t N, std::size_t IC, std::size_t OC);
+// GELU as ops::gelu_forward, its erf plain arithmetic the compiler runs in the
+// widest vectors (vector_gelu.cpp): within 2 units in the last place of std::erf
+// over [-10, 10], and a number's result the same in any batch. The serving
+// engine's tuned path (poem_server --tuned), beside few_rows_matmul.
+void vector_erf(float* out, const float* inp, std::size_t n);
+void vector_gelu(float* out, const float* inp, std::size_t n);
 // A weight matrix (rows x cols, as the model stores it) copied once into the
 // layout of panel_matmul: panels of 16 output channels (one AVX-512 register of
 // floats; 8 without AVX-512), each (cols, 16), the last one padded with zeros

@@ -29,6 +29,7 @@ struct EngineOptions {
   // The step's products (step_kernels.hpp): the lesson's loop, or a tuned one
   // that sums a row alike whatever the batch (poem_server --tuned).
   MatmulKernel matmul = ops::matmul_forward;
+  GeluKernel gelu = ops::gelu_forward;  // the tuned path: fast::vector_gelu
   // The cost model (step_clock.hpp): the time a forward pass of this work
   // should take, and what a step in which this many writers draw costs besides
   // (step_overhead.hpp). Given, every text's times are predicted too (TextEnd).

@@ -226,7 +226,7 @@ void PagedEngine::step(Plan& plan) {
       for (Text* t : p.texts) t->fail();
     return;
   }
-  const KernelMatrices m(model_, options_.matmul);  // the model's own floats
+  const KernelMatrices m(model_, options_.matmul, options_.gelu);  // the model's own floats
   const std::size_t V = model_.config().vocab_size;
   for (const Pass& p : plan.passes) {
     std::vector<TokenId> tokens;    // (B * positions) each text's new characters

@@ -217,8 +217,9 @@ ServedPoem serve_poem(PagedEngine& engine, const PoemRequest& request,
   return served;
 }
 
-std::string write_alone(const GPT& model, const PoemRequest& request, MatmulKernel matmul) {
-  CachedPredictor<KernelMatrices> predictor(model, KernelMatrices(model, matmul));
+std::string write_alone(const GPT& model, const PoemRequest& request, MatmulKernel matmul,
+                        GeluKernel gelu) {
+  CachedPredictor<KernelMatrices> predictor(model, KernelMatrices(model, matmul, gelu));
   const std::unique_ptr<RequestWriter> writer = RequestWriter::make(model.tokenizer(), request);
   write_with(*writer, predictor);
   return writer->poem();

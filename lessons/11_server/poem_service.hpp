@@ -75,8 +75,9 @@ std::vector<ServedPoem> serve_poems(
 std::size_t probabilities_worked_out();
 
 // The same poem without the engine: lesson 06's cached predictor, alone, its
-// products `matmul` (the lesson's loop, or the engine's tuned one).
+// products `matmul` and its GELU `gelu` (the lesson's loops, or the engine's tuned ones).
 std::string write_alone(const GPT& model, const PoemRequest& request,
-                        MatmulKernel matmul = ops::matmul_forward);
+                        MatmulKernel matmul = ops::matmul_forward,
+                        GeluKernel gelu = ops::gelu_forward);
 
 }  // namespace tang

@@ -57,7 +57,8 @@ int main(int argc, char** argv) {
                "3.9 times the positions in the same bytes, poems slightly different");
   app.add_flag("--tuned", tuned,
                "the tuned product (fused multiply-adds in the widest vectors, each row summed "
-               "alike in any batch): the poems of the tuned single-text writer, not lesson 06's");
+               "alike in any batch) and GELU (erf in vectors): the poems of the tuned "
+               "single-text writer, not lesson 06's");
   app.add_option("--timeout", timeout,
                  "seconds a connection has to send a whole request (from its last answer), and "
                  "a client to take more of its answer; then the server closes it, in [1, 600]")
@@ -80,7 +81,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 600.0));
   return run_program(argc, argv, app, [&] {
     settings.engine.reuse_prefixes = !no_reuse;
-    if (tuned) settings.engine.matmul = fast::few_rows_matmul;
+    if (tuned) {
+      settings.engine.matmul = fast::few_rows_matmul;
+      settings.engine.gelu = fast::vector_gelu;
+    }
     if (int8_pool) settings.engine.pool_numbers = PoolNumbers::kInt8;
     settings.http.timeout = std::chrono::seconds(timeout);
     // SIGINT and SIGTERM go to one thread that waits for them (every thread made

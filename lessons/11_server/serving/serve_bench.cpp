@@ -444,6 +444,7 @@ int main(int argc, char** argv) {
     settings.engine.reuse_prefixes = true;
     ServerSettings tuned = settings;
     tuned.engine.matmul = fast::few_rows_matmul;
+    tuned.engine.gelu = fast::vector_gelu;
     predict_served_steps(tuned.engine, model.config(), profile, overhead, kTunedLoop);
     ServerSettings tuned_one = tuned;
     tuned_one.engine.max_batch = 1;
