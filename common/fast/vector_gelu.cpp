@@ -3,15 +3,17 @@
 //
 // The lesson's GELU (ops::gelu_forward) calls the C library's erff once a
 // number: a call the compiler cannot vectorise, one of the largest costs of a
-// served step after the products. Here erf is plain arithmetic: for |x| <= 0.928 an odd polynomial,
+// served step after the products. Here erf is plain arithmetic: for
+// |x| <= 0.928 an odd polynomial,
 //   erf(x) = x + x * p(x^2),
 // and above it 1 - exp(q(|x|)) with the sign of x, exp itself done by hand
 // (2^k times a polynomial on [-ln2/2, ln2/2]). Both are worked out for every
-// number and one is kept, so the loop has no branch (GCC vectorises that choice
-// under -fno-trapping-math, set for this file in common/CMakeLists.txt). Within 2 units in the last
-// place of std::erf over [-10, 10] (fast_test checks every 64th float there).
-// No call and no table: a number's result is the same in the vector body and
-// in the scalar tail, whatever the batch (the engine's rows stay batch-invariant).
+// number and one is kept, so the loop has no branch (GCC vectorises that
+// choice under -fno-trapping-math, set for this file in common/CMakeLists.txt).
+// Within 2 units in the last place of std::erf over [-10, 10] (fast_test
+// checks every 64th float there). No call and no table: a number's result is
+// the same in the vector body and in the scalar tail, whatever the batch (the
+// engine's rows stay batch-invariant).
 #include <cmath>
 #include <cstdint>
 #include <cstring>
