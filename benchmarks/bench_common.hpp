@@ -67,7 +67,7 @@ inline constexpr std::string_view kChuSai =
 
 // --- the model ------------------------------------------------------------------
 
-inline constexpr std::size_t kCourseVocabSize = 7129;  // our corpus's vocabulary (data/tang_poems.txt)
+inline constexpr std::size_t kCourseVocabSize = 7129;  // data/tang_poems.txt's characters
 
 // A vocabulary for random models: newline, the punctuation, every character the
 // benchmarks' texts use, then CJK characters from U+4E00 until there are `size`.

@@ -19,7 +19,7 @@ namespace {
 
 constexpr std::array<std::string_view, 20> kExercises{
     "02",  "03",  "03b", "05",  "06a", "06b", "06c", "06d", "07a", "07b",
-    "08a", "08b", "09a", "09b", "10a", "10b", "11a", "11b", "12", "13"};
+    "08a", "08b", "09a", "09b", "10a", "10b", "11a", "11b", "12",  "13"};
 
 // What --yours chose; one program, one choice, made before any work starts.
 struct Choice {

@@ -751,9 +751,9 @@ TEST(Lessons, LessonTwelveSpeculates) {
 // characters the same; the heads' table; a row per rule and budget; the server's pool.
 TEST(Lessons, LessonThirteenPutsTheCacheOnABudget) {
   REQUIRE_MODEL();
-  const Outcome r = run_lesson(kLesson13, {"--section", "13", "--budget-texts", "3",
-                                           "--cache-formats", "fp32,int8-token,kivi4-recent32",
-                                           "--budgets", "16,100"});
+  const Outcome r =
+      run_lesson(kLesson13, {"--section", "13", "--budget-texts", "3", "--cache-formats",
+                             "fp32,int8-token,kivi4-recent32", "--budgets", "16,100"});
   ASSERT_EQ(r.status, 0) << describe(r);
   EXPECT_EQ(r.err, "");
   ASSERT_NO_FATAL_FAILURE(expect_section_alone(kLesson13, r));
