@@ -19,6 +19,7 @@
 #include <list>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <utility>
@@ -42,6 +43,14 @@ constexpr auto kStopWait = std::chrono::seconds(2);
 constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 constexpr auto kGrace = std::chrono::milliseconds(100);  // a new connection's time to speak
 constexpr std::uint8_t kTcpClose = 7;                    // tcpi_state after a reset (TCP_CLOSE)
+
+// What the kernel knows of a socket's TCP connection (none when it cannot say).
+std::optional<tcp_info> tcp_state(int fd) {
+  tcp_info state{};
+  socklen_t size = sizeof state;
+  if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &state, &size) != 0) return std::nullopt;
+  return state;
+}
 
 }  // namespace
 
@@ -92,10 +101,8 @@ struct HttpConnection {
       gone = ::send(fd, kContinue.data(), kContinue.size(), MSG_NOSIGNAL | MSG_DONTWAIT) !=
              static_cast<ssize_t>(kContinue.size());
     } else {
-      tcp_info state{};
-      socklen_t size = sizeof state;
-      gone = ::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &state, &size) != 0 ||
-             state.tcpi_state == kTcpClose;  // the reset came back
+      const std::optional<tcp_info> state = tcp_state(fd);
+      gone = !state || state->tcpi_state == kTcpClose;  // the reset came back
     }
     return gone;
   }
@@ -121,10 +128,8 @@ MHD_Response* whole_response(std::string_view body, std::string_view content_typ
 
 // Bytes the kernel has received on a socket, read or not.
 std::uint64_t received(int fd) {
-  tcp_info state{};
-  socklen_t size = sizeof state;
-  return ::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &state, &size) == 0 ? state.tcpi_bytes_received
-                                                                     : 0;
+  const std::optional<tcp_info> state = tcp_state(fd);
+  return state ? state->tcpi_bytes_received : 0;
 }
 
 // The connection's socket (-1 if the library has none for it).
