@@ -88,10 +88,8 @@ def read_status(s):
     return data.split(b" ")[1].decode() if data.startswith(b"HTTP/1.1 ") else ""
 
 
-def exchange(port, request):
-    """Sends a whole request on a new connection; returns every byte of the answer."""
-    s = connect(port)
-    s.sendall(request)
+def read_to_the_end(s):
+    """Every byte s gives until the server closes it; then closes s."""
     data = b""
     while True:
         got = s.recv(65536)
@@ -100,6 +98,13 @@ def exchange(port, request):
         data += got
     s.close()
     return data
+
+
+def exchange(port, request):
+    """Sends a whole request on a new connection; returns every byte of the answer."""
+    s = connect(port)
+    s.sendall(request)
+    return read_to_the_end(s)
 
 
 def post(port, body):
@@ -450,13 +455,7 @@ def attack_half_close(port):
     s.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: "
               + str(len(payload)).encode() + b"\r\n\r\n" + payload)
     s.shutdown(socket.SHUT_WR)
-    data = b""
-    while True:
-        got = s.recv(65536)
-        if not got:
-            break
-        data += got
-    s.close()
+    data = read_to_the_end(s)
     body = json.loads(data[data.rfind(b"\r\n\r\n") + 4:])
     statuses = re.findall(rb"HTTP/1\.1 (\d{3}) ", data)
     return (f"{', then '.join(s.decode() for s in statuses)}: {len(body['choices'][0]['text'])} "

@@ -132,6 +132,9 @@ def fill_excerpt(match):
     return f"<!-- excerpt:{path}:{start} -->\n```cpp\n{body}\n```\n<!-- /excerpt -->"
 
 
+CHECKS_LEFT_OUT = "// (the checks of the arguments are left out here)"
+
+
 def without_argument_checks(lines):
     """A function's lines without the statements that refuse bad arguments (an `if` whose
     statement throws, and a loop that only holds such checks), one comment in their place."""
@@ -148,9 +151,8 @@ def without_argument_checks(lines):
         elif bare.startswith("for (") and bare.rstrip().endswith("{"):
             while lines[end] != indent + "}":
                 end += 1
-            body = " ".join(lines[i + 1:end])
-            if "throw " not in body or any(l.strip().startswith(("const", "caches", "embed"))
-                                           for l in lines[i + 1:end]):
+            # a loop whose body is nothing but such checks is one too
+            if [l.strip() for l in without_argument_checks(lines[i + 1:end])] != [CHECKS_LEFT_OUT]:
                 end = None
         else:
             end = None
@@ -159,7 +161,7 @@ def without_argument_checks(lines):
             i += 1
             continue
         if not marked:
-            out.append(indent + "// (the checks of the arguments are left out here)")
+            out.append(indent + CHECKS_LEFT_OUT)
             marked = True
         i = end + 1
     return out
