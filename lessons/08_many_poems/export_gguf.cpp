@@ -2,6 +2,12 @@
 //
 //   build/release/lessons/08_many_poems/export_gguf --out tang.gguf              float32
 //   build/release/lessons/08_many_poems/export_gguf --out tang-q8.gguf --type q8_0
+//   build/release/lessons/08_many_poems/export_gguf --out big.gguf --gpt2-small-shaped
+//
+// --gpt2-small-shaped writes lesson 08's large model instead of the checkpoint: GPT-2
+// small's shape with our vocabulary, its random weights from gpt2_small_shaped(seed 1),
+// as bench_08_many_poems builds it (big_model.hpp). It is for timing llama.cpp beside
+// lesson08/big (benchmarks/peers/llama_cpp_peer.mjs); its text means nothing.
 //
 // llama.cpp runs the file with its "gpt2" graph: our model is GPT-2's shape (pre-
 // LayerNorm blocks, learned positions, GELU, a tied output layer). Each tensor keeps
@@ -27,9 +33,11 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "08_many_poems/big_model.hpp"
 #include "08_many_poems/gguf_writer.hpp"
 #include "atomic_file.hpp"
 #include "checkpoint.hpp"
@@ -102,11 +110,15 @@ int main(int argc, char** argv) {
   std::string checkpoint = default_checkpoint_path();
   std::string out;
   std::string type = "f32";
+  bool big = false;
   app.add_option("--checkpoint", checkpoint, "model file (safetensors)")->capture_default_str();
   app.add_option("--out", out, "the GGUF file to write; must not exist")->required();
   app.add_option("--type", type, "f32: every number as is; q8_0: matrices in Q8_0")
       ->check(CLI::IsMember({"f32", "q8_0"}))
       ->capture_default_str();
+  app.add_flag("--gpt2-small-shaped", big,
+               "write lesson 08's large model (GPT-2 small's shape, random weights, seed 1, "
+               "the checkpoint's vocabulary) instead of the checkpoint, for timing");
   return run_program(argc, argv, app, [&] {
     check_new_file(out);
     GPT loaded = [&] {
@@ -118,7 +130,10 @@ int main(int argc, char** argv) {
         throw BadOption(e.what());
       }
     }();
-    const GPT& model = loaded;
+    // The large model takes the checkpoint's tokenizer, as bench_08_many_poems's does.
+    const std::optional<GPT> large =
+        big ? std::optional<GPT>(gpt2_small_shaped(loaded.tokenizer(), 1)) : std::nullopt;
+    const GPT& model = big ? *large : loaded;
     const GPTConfig& c = model.config();
     require_multi_head(c, "export_gguf (llama.cpp's gpt2 graph)");
     const bool q8 = type == "q8_0";
@@ -131,7 +146,7 @@ int main(int argc, char** argv) {
 
     gguf::GgufWriter file;  // general.alignment = 32
     file.add_string("general.architecture", "gpt2");
-    file.add_string("general.name", "tang-gpt");
+    file.add_string("general.name", big ? "tang-gpt2-small-shaped" : "tang-gpt");
     file.add_u32("general.file_type", q8 ? 7 : 0);  // llama.cpp's MOSTLY_Q8_0, ALL_F32
     file.add_u32("gpt2.context_length", static_cast<std::uint32_t>(c.block_size));
     file.add_u32("gpt2.embedding_length", static_cast<std::uint32_t>(c.n_embd));
@@ -173,7 +188,11 @@ int main(int argc, char** argv) {
     // The token embedding and the output layer (tied) have a row per vocabulary entry:
     // ours (V, C), then a row per byte piece (zeros in, byte_piece_row out).
     const std::uint64_t VB = tokens.size();
-    const std::vector<float> masked = byte_piece_row(w, c.n_embd);
+    // The large model's final LayerNorm is as initialised (scales 1, biases 0), which
+    // leaves no row with a fixed logit: its byte pieces get rows of zeros (logit 0). Its
+    // text means nothing anyway; only its time is used.
+    const std::vector<float> masked =
+        big ? std::vector<float>(c.n_embd, 0.0f) : byte_piece_row(w, c.n_embd);
     if (masked.empty()) {
       throw BadOption("--checkpoint " + checkpoint +
                       ": its final LayerNorm leaves no way to keep "
