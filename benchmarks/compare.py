@@ -10,6 +10,9 @@ Reads, from that folder (Python standard library only):
                      the C++ (optional)
   torch_peer_installed.json   the same with OpenBLAS as Debian installs it, choosing
                      its kernels itself (optional)
+  llama_cpp/         the llama.cpp peer's rounds (optional): peer_rN.json from
+                     benchmarks/peers/llama_cpp_peer.mjs, and our matching rows of the same
+                     round, bench_06_rN.json and bench_08_rN.json
 Prints the table and writes:
   table.md           the same table in Markdown, with machine, compiler and settings
   cache_chart.dat    time versus length, with and without the cache (gnuplot data)
@@ -38,6 +41,12 @@ and a row gives int8 cached decoding (ours, 8 poems at B = 1) over PyTorch's cac
 of 8 poems at B = 1, in chars/s, beside the goal of at least 10x.
 "vs" is how many times faster the C++ is than the peer, measured in the same run: against
 PyTorch on the same BLAS kernels, and against PyTorch as installed.
+When the llama.cpp peer ran, a last table puts each of its rows (our model and GPT-2 small's
+shape, 1 text and 16) beside our plain and tuned rows of the same rounds and the cost model's
+prediction: chars/s as the median of the rounds with their range, and each ratio as the median
+of the rounds' ratios with their range; a second one splits llama.cpp's time per character into
+its own decode calls and the rest of the call. --llama-cpp-only prints just those two tables
+(and writes them to llama_cpp/table.md).
 """
 
 import argparse
@@ -171,7 +180,23 @@ def main():
     parser.add_argument("--note", default="", help="printed above the table (e.g. smoke run)")
     parser.add_argument("--settings", default="", help="the benchmark settings, for the record")
     parser.add_argument("--build-dir", default="build/release")
+    parser.add_argument("--llama-cpp-only", action="store_true",
+                        help="only the llama.cpp peer's tables (FOLDER/llama_cpp/table.md)")
     args = parser.parse_args()
+
+    if args.llama_cpp_only:
+        lines = llama_cpp_section(args.folder)
+        if not lines:
+            sys.exit(f"compare.py: no llama.cpp rounds in {args.folder}/llama_cpp")
+        head = [f"**{args.note}**", ""] if args.note else []
+        head += [f"- machine: {cpu_model()}, {os.cpu_count()} cores, {platform.system()} "
+                 f"{platform.release()}", f"- compiler: {compiler_line(args.build_dir)}"]
+        head += [f"- settings: {args.settings}", ""] if args.settings else [""]
+        output = "\n".join(head + lines)
+        print(output)
+        with open(os.path.join(args.folder, "llama_cpp", "table.md"), "w", encoding="utf-8") as f:
+            f.write(output)
+        return 0
 
     files = sorted(glob.glob(os.path.join(args.folder, "bench_[0-9][0-9]_*.json")))
     if not files:
@@ -563,11 +588,136 @@ def main():
         text += ["Predicted before it is measured (the lesson path, 1 thread): every row the cost"
                  " model covers (lessons/06_kvcache/step_cost.hpp, from this machine's profile),"
                  " its rate measured and predicted:", "", predicted.markdown(), ""]
+    text += llama_cpp_section(args.folder)
     output = "\n".join(text)
     print(output)
     with open(os.path.join(args.folder, "table.md"), "w", encoding="utf-8") as f:
         f.write(output)
     return 0
+
+
+# --- the llama.cpp peer ------------------------------------------------------------
+# Each llama.cpp row (llama_cpp_peer.mjs) and our rows doing the same work: one text
+# writing 120 characters with the cache (the whole loop: lesson 06's write_chars), or one
+# step of B texts whose caches hold 64 positions (lesson 08's step rows; llama.cpp's texts
+# pass positions 1 to 120, 60 on average). None: that path has no such row.
+LLAMA_CPP_ROWS = [
+    # llama.cpp row, what, (program, our plain row, our tuned row)
+    ("ours/f32/B:1", "our model, F32, 1 text",
+     ("bench_06", "lesson06/write_chars/plain/120/cache:1", "lesson06/write_chars/tuned/120/cache:1")),
+    ("ours/f32/B:16", "our model, F32, 16 texts",
+     ("bench_08", "lesson08/step/plain/fp32/B:16", "lesson08/step/tuned/fp32/B:16")),
+    ("big/f32/B:1", "GPT-2 small's shape, F32 / fp32, 1 text",
+     ("bench_08", "lesson08/big/plain/fp32/B:1", "lesson08/big/tuned/fp32/B:1")),
+    ("big/f32/B:16", "GPT-2 small's shape, F32 / fp32, 16 texts",
+     ("bench_08", "lesson08/big/plain/fp32/B:16", "lesson08/big/tuned/fp32/B:16")),
+    ("big/q8_0/B:1", "GPT-2 small's shape, Q8_0 / int8, 1 text",
+     ("bench_08", "lesson08/big/plain/int8/B:1", None)),
+    ("big/q8_0/B:16", "GPT-2 small's shape, Q8_0 / int8, 16 texts",
+     ("bench_08", "lesson08/big/plain/int8/B:16", None)),
+]
+
+
+def load_llama_cpp_rounds(folder):
+    """[(peer JSON, {program: runs by name})] for every round in FOLDER/llama_cpp, in order."""
+    rounds = []
+    for path in sorted(glob.glob(os.path.join(folder, "llama_cpp", "peer_r*.json")),
+                       key=lambda p: int(re.search(r"_r(\d+)\.json$", p).group(1))):
+        number = re.search(r"_r(\d+)\.json$", path).group(1)
+        with open(path, encoding="utf-8") as f:
+            peer = json.load(f)
+        ours = {}
+        for program in ("bench_06", "bench_08"):
+            mine = os.path.join(folder, "llama_cpp", f"{program}_r{number}.json")
+            if os.path.exists(mine):
+                ours[program] = load_program(mine)[0]
+        rounds.append((peer, ours))
+    return rounds
+
+
+def with_range(values, fmt):
+    """The median, and the lowest and highest value in brackets when there are several."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return ""
+    text = fmt(statistics.median(values))
+    return text + (f" ({fmt(min(values))} to {fmt(max(values))})" if len(values) > 1 else "")
+
+
+def llama_cpp_section(folder):
+    """The llama.cpp peer's two tables as Markdown lines, or [] when it did not run."""
+    rounds = load_llama_cpp_rounds(folder)
+    if not rounds:
+        return []
+    rate = lambda v: fmt_rate(v)  # noqa: E731
+    times = lambda v: f"{v:.2f}x"  # noqa: E731
+    share = lambda v: f"{100 * v:.0f}%"  # noqa: E731
+    us = lambda v: fmt_time(v)  # noqa: E731
+
+    def peer_row(peer, name):
+        return next((r for r in peer.get("rows", []) if r["name"] == f"llama_cpp/{name}"), None)
+
+    def ours(runs_by_program, program, name, counter="chars_per_s"):
+        return runs_by_program.get(program, {}).get(name, {}).get(counter) if name else None
+
+    table = Table(["row", "llama.cpp, chars/s", "ours plain", "ours tuned", "predicted plain",
+                   "predicted tuned", "plain / llama.cpp", "tuned / llama.cpp"])
+    inside = Table(["row", "llama.cpp per char, whole call", "in its decode calls", "the rest",
+                    "decode share", "tuned / llama.cpp's decode alone"])
+    for name, what, (program, plain, tuned) in LLAMA_CPP_ROWS:
+        theirs = [peer_row(peer, name) for peer, _ in rounds]
+        if not any(theirs):
+            continue
+        llama = [r["chars_per_s"] if r else None for r in theirs]
+        plain_rates = [ours(o, program, plain) for _, o in rounds]
+        tuned_rates = [ours(o, program, tuned) for _, o in rounds]
+
+        def ratios(mine, of=llama):
+            return [m / t if m and t else None for m, t in zip(mine, of)]
+
+        table.add(what, with_range(llama, rate), with_range(plain_rates, rate),
+                  with_range(tuned_rates, rate) if tuned else "no row",
+                  with_range([ours(o, program, plain, "predicted_chars_per_s") for _, o in rounds], rate),
+                  with_range([ours(o, program, tuned, "predicted_chars_per_s") for _, o in rounds], rate),
+                  with_range(ratios(plain_rates), times),
+                  with_range(ratios(tuned_rates), times) if tuned else "")
+        decode_rates = [1e3 * r["texts"] * r["chars"] / r["decode_ms"] if r and r.get("decode_ms")
+                        else None for r in theirs]
+        per_char = [r["us_per_char"] if r else None for r in theirs]
+        decode_per_char = [1e3 * r["decode_ms"] / (r["texts"] * r["chars"]) if r else None for r in theirs]
+        rest = [c - d if c is not None and d is not None else None for c, d in zip(per_char, decode_per_char)]
+        best = tuned_rates if tuned else plain_rates
+        inside.add(what, with_range(per_char, us), with_range(decode_per_char, us), with_range(rest, us),
+                   with_range([r["decode_share"] if r else None for r in theirs], share),
+                   with_range(ratios(best, decode_rates), times) + ("" if tuned else " (plain)"))
+
+    first = rounds[0][0]
+    settings = first.get("settings", {})
+    lines = [
+        f"llama.cpp peer (benchmarks/peers/llama_cpp_peer.mjs): node-llama-cpp "
+        f"{first.get('node_llama_cpp', '?')}, llama.cpp {first.get('llama_cpp_release', '?')} "
+        f"(prebuilt, CPU: {first.get('cpu_features', '?')}); {len(rounds)} round(s), each its rows "
+        f"once beside one repetition of ours; {settings.get('threads', 1)} thread, "
+        f"{settings.get('chars', '?')} characters after a newline per text, T "
+        f"{settings.get('temperature', '?')}, top-k {settings.get('topK', '?')}, its KV cache "
+        f"{settings.get('kv_cache', '?')}. Its B texts are B sequences of one context, one decode "
+        f"call of B tokens a step. Ours: 1 text, lesson06/write_chars/*/120/cache:1 (the whole "
+        f"120 characters); 16 texts and GPT-2 small's shape, one step of lesson08/step or "
+        f"lesson08/big at B texts whose caches hold 64 positions. chars/s: median of the rounds "
+        f"(lowest to highest); ratios: median of the rounds' own ratios (lowest to highest), "
+        f"above 1 where we are faster.",
+        "",
+        table.markdown(),
+        "",
+        "What llama.cpp's time per character is made of: the time inside its decode calls "
+        "(llama_perf_context, its own counter) and the rest of the call (the draw, copying logits, "
+        "node-llama-cpp's work between calls); the last column puts our fastest row against its "
+        "decoding alone:",
+        "",
+        inside.markdown(),
+        "",
+    ]
+    return lines
 
 
 def write_batch_chart(folder, all_runs, note):
