@@ -663,7 +663,7 @@ def llama_cpp_section(folder):
     table = Table(["row", "llama.cpp, chars/s", "ours plain", "ours tuned", "predicted plain",
                    "predicted tuned", "plain / llama.cpp", "tuned / llama.cpp"])
     inside = Table(["row", "llama.cpp per char, whole call", "in its decode calls", "the rest",
-                    "decode share", "tuned / llama.cpp's decode alone"])
+                    "decode share", "decode calls a step", "tuned / llama.cpp's decode alone"])
     for name, what, (program, plain, tuned) in LLAMA_CPP_ROWS:
         theirs = [peer_row(peer, name) for peer, _ in rounds]
         if not any(theirs):
@@ -689,6 +689,8 @@ def llama_cpp_section(folder):
         best = tuned_rates if tuned else plain_rates
         inside.add(what, with_range(per_char, us), with_range(decode_per_char, us), with_range(rest, us),
                    with_range([r["decode_share"] if r else None for r in theirs], share),
+                   with_range([r.get("decode_calls", float("nan")) / r["chars"] if r else None
+                               for r in theirs], lambda v: f"{v:.2f}"),
                    with_range(ratios(best, decode_rates), times) + ("" if tuned else " (plain)"))
 
     first = rounds[0][0]

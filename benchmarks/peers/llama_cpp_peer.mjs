@@ -2,7 +2,7 @@
 // export_gguf) in llama.cpp, through the npm package node-llama-cpp and its prebuilt CPU
 // binary, timed on the work of our own rows:
 //
-//   node benchmarks/peers/llama_cpp_peer.mjs --model ours/f32=build/bench/gguf/tang-f32.gguf \
+//   node benchmarks/peers/llama_cpp_peer.mjs --model ours/f32=build/bench/llama_cpp/tang-f32.gguf \
 //       [--model big/f32=FILE ...] [--texts 1,16] [--chars 120] [--repeats 1] --out FILE.json
 //
 // scripts/run_benchmarks.sh runs it in rounds, each round beside our matching rows
@@ -15,14 +15,14 @@
 // characters after a newline. Each step every text feeds its last character and draws the
 // next at T 0.8, top-k 20 (our rows' settings; a fixed seed per text), with llama.cpp's KV
 // cache; the B texts' steps go to llama.cpp together, one decode call of B tokens a step
-// (node-llama-cpp batches the sequences' evaluations that wait at the same moment: the
-// counters below show it, every token counted in calls of more than one). One thread. The clock runs over the whole loop, as a caller sees it. llama.cpp's own counter
-// (llama_perf_context: the time inside its decode calls) is read around the same loop, so
-// each row also says how much of the call was llama.cpp's decoding; the rest is the draw,
-// the copies of the logits and node-llama-cpp's bookkeeping between the calls.
+// (node-llama-cpp batches the evaluations that wait together; each row counts its decode
+// calls). One thread. The clock runs over the whole loop, as a caller sees it. llama.cpp's
+// own counter (llama_perf_context: the time inside its decode calls) is read around the
+// same loop, so each row also says how much of the call was llama.cpp's decoding; the rest
+// is the draw, the copies of the logits and node-llama-cpp's bookkeeping between the calls.
 //
 // Writes JSON: the settings, llama.cpp's release, its CPU kernels' features, and per row
-// every repetition's call and decode milliseconds with their median.
+// every repetition's call and decode milliseconds and decode calls, with their medians.
 import {readFileSync, writeFileSync} from "node:fs";
 import {dirname, join} from "node:path";
 import {fileURLToPath} from "node:url";
@@ -82,8 +82,7 @@ function parseCounters(text) {
   const single = /(?<!prompt )eval time =\s*([\d.]+) ms \/\s*(\d+) runs/.exec(text);
   if (!prompt || !single) return null;
   const tokens = (match) => Number(match[1]) > 0 ? Number(match[2]) : 0;
-  return {ms: Number(prompt[1]) + Number(single[1]), tokens: tokens(prompt) + tokens(single),
-          single: tokens(single)};
+  return {ms: Number(prompt[1]) + Number(single[1]), tokens: tokens(prompt) + tokens(single)};
 }
 
 // Reads the counters through the log: printTimings writes them at log level info.
@@ -98,29 +97,45 @@ async function readCounters(context, log) {
 // the release: when `after` holds fewer tokens than the loop fed on top of `before`, they
 // started again at the print before the loop.
 function counted(before, after, fed) {
-  if (!before || !after) return {ms: NaN, tokens: NaN, single: NaN};
+  if (!before || !after) return {ms: NaN, tokens: NaN};
   if (after.tokens >= before.tokens + fed) {
-    return {ms: after.ms - before.ms, tokens: after.tokens - before.tokens,
-            single: after.single - before.single};
+    return {ms: after.ms - before.ms, tokens: after.tokens - before.tokens};
   }
   return after;
 }
 
-// Every text writes `steps` characters after a newline: node-llama-cpp's own generation
-// loop (sequence.evaluate: feed a character, draw the next with one sampler for the whole
-// text, feed it back), the texts' loops side by side. A loop waits for its decode call while
-// the others queue theirs, so each step's characters go to llama.cpp together, as one
-// batch. The newline ends a poem (it is the file's end-of-text token): yieldEogToken keeps
-// the loop writing past it, as our rows do.
+// `steps` steps of every text in lock-step from a newline: each text feeds its last
+// character and draws the next. The B evaluations are queued in the same turn of Node's
+// event loop, so node-llama-cpp sends them to llama.cpp as one batch, one decode call a
+// step (each row counts its calls). node-llama-cpp's own generation loop
+// (sequence.evaluate) keeps one sampler per text, but its texts' draws end at different
+// moments and a step went out in several smaller batches; controlledEvaluate makes a
+// sampler for each call, which the row's time includes.
 async function writeTogether(sequences, newline, steps) {
-  const write = async (sequence, i) => {
-    let written = 0;
-    const options = {...kSettings, seed: i + 1, yieldEogToken: true};
-    for await (const _token of sequence.evaluate([newline], options)) {
-      if (++written === steps) break;
-    }
-  };
-  await Promise.all(sequences.map(write));
+  let last = sequences.map(() => newline);
+  for (let step = 0; step < steps; ++step) {
+    const outputs = await Promise.all(sequences.map((sequence, i) => sequence.controlledEvaluate(
+        [[last[i], {generateNext: {token: true, options: {...kSettings, seed: i + 1}}}]])));
+    last = outputs.map((output) => output[0].next.token);
+  }
+}
+
+// Counts the context's decode calls, to show that each step of B texts was one call: a
+// wrapper around node-llama-cpp's internal binding (context._ctx.decodeBatch) that counts
+// and passes on. NaN where a later release has no such method.
+function countDecodeCalls(context) {
+  const calls = {count: 0};
+  const binding = context._ctx;
+  const decode = binding?.decodeBatch?.bind(binding);
+  if (decode) {  // its prototype's method is read-only: an own property of the object instead
+    Object.defineProperty(binding, "decodeBatch", {value: (...args) => {
+      ++calls.count;
+      return decode(...args);
+    }});
+  } else {
+    calls.count = NaN;
+  }
+  return calls;
 }
 
 // Empties every sequence's cache, so that the next loop starts again at position 0.
@@ -132,6 +147,7 @@ async function clearAll(sequences) {
 async function timeRow(model, texts, chars, repeats, log) {
   const context = await model.createContext({contextSize: 128, threads: 1, sequences: texts,
                                              performanceTracking: true});
+  const calls = countDecodeCalls(context);
   const sequences = Array.from({length: texts}, () => context.getSequence());
   const newline = model.tokenize("\n");
   if (newline.length !== 1) throw new Error("the file's tokenizer does not give \\n one id");
@@ -140,12 +156,14 @@ async function timeRow(model, texts, chars, repeats, log) {
   for (let r = 0; r < repeats; ++r) {
     await clearAll(sequences);
     const before = await readCounters(context, log);
+    const callsBefore = calls.count;
     const start = performance.now();
     await writeTogether(sequences, newline[0], chars);
     const callMs = performance.now() - start;
+    const decodeCalls = calls.count - callsBefore;
     const decode = counted(before, await readCounters(context, log), texts * chars);
     runs.push({call_ms: callMs, decode_ms: decode.ms, decoded_tokens: decode.tokens,
-               one_token_calls: decode.single});
+               decode_calls: decodeCalls});
   }
   const row = {texts, chars, threads: context.currentThreads, context_size: context.contextSize,
                flash_attention: context.flashAttention, runs};
@@ -164,7 +182,9 @@ function summarise(row) {
   const callMs = median(row.runs.map((r) => r.call_ms));
   const decodeMs = median(row.runs.map((r) => r.decode_ms));
   const characters = row.texts * row.chars;
-  return {...row, call_ms: callMs, decode_ms: decodeMs, chars_per_s: 1e3 * characters / callMs,
+  return {...row, call_ms: callMs, decode_ms: decodeMs,
+          decode_calls: median(row.runs.map((r) => r.decode_calls)),
+          chars_per_s: 1e3 * characters / callMs,
           us_per_char: 1e3 * callMs / characters, decode_share: decodeMs / callMs};
 }
 
