@@ -693,6 +693,23 @@ def llama_cpp_section(folder):
                                for r in theirs], lambda v: f"{v:.2f}"),
                    with_range(ratios(best, decode_rates), times) + ("" if tuned else " (plain)"))
 
+    # the floor of these rounds (bench_06's rows carry x_floor: their time over it), and
+    # llama.cpp's time per character on our model over it
+    def floor_us(r):  # a row's time per step over its x_floor
+        return 1e6 * r["time_s"] / steps_of(r) / r["x_floor"] if r.get("x_floor") else None
+
+    floors = [floor_us(o.get("bench_06", {}).get(LLAMA_CPP_ROWS[0][2][1], {})) for _, o in rounds]
+    one = [peer_row(peer, LLAMA_CPP_ROWS[0][0]) for peer, _ in rounds]
+    floor_line = []
+    if all(floors) and all(one):
+        calls = [r["us_per_char"] / f for r, f in zip(one, floors)]
+        decodes = [1e3 * r["decode_ms"] / r["chars"] / f for r, f in zip(one, floors)]
+        floor_line = [
+            f"The floor in these rounds (one cblas_sgemv per weight matrix of our model, bench_06): "
+            f"{with_range(floors, us)}. llama.cpp's time per character on our model, 1 text, is "
+            f"{with_range(calls, times)} the floor of its round for the whole call and "
+            f"{with_range(decodes, times)} for its decode calls alone.", ""]
+
     first = rounds[0][0]
     settings = first.get("settings", {})
     lines = [
@@ -718,7 +735,7 @@ def llama_cpp_section(folder):
         "",
         inside.markdown(),
         "",
-    ]
+    ] + floor_line
     return lines
 
 
