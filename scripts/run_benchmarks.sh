@@ -14,8 +14,8 @@
 #   scripts/run_benchmarks.sh --build-dir DIR the build folder to use (default build/release,
 #                                             configured with `cmake --preset release`)
 #   scripts/run_benchmarks.sh --llama-cpp-only  only the llama.cpp peer's rounds and our rows
-#                                             beside them, and only their table (about 5
-#                                             minutes; with --quick or --smoke, one round)
+#                                             beside them, and only their table (about 4
+#                                             minutes here; --quick or --smoke: one round)
 #
 # Writes build/bench/: bench_NN_*.json (Google Benchmark), reference.json (our logits
 # for the peer), torch_peer.json (PyTorch on the same OpenBLAS kernels as ours) and
