@@ -214,6 +214,9 @@ peer_status=0
 llama_status=0
 ((llama_cpp_only)) || run_ours
 run_llama_cpp_peer
+if ((llama_cpp_only)) && ! compgen -G "$out/llama_cpp/peer_r*.json" >/dev/null; then
+  exit "$llama_status"  # skipped (its line above says why) or failed: no table to print
+fi
 
 load_after=$(cut -d' ' -f1 /proc/loadavg)
 echo "== load after the run: $(cut -d' ' -f1-3 /proc/loadavg)"
