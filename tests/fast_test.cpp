@@ -45,6 +45,7 @@
 #include "rng.hpp"
 #include "sampling.hpp"
 #include "tiny_golden.hpp"
+#include "trace.hpp"
 
 namespace {
 
@@ -683,6 +684,30 @@ TEST(FastSampleNext, DrawsWhatTheLessonsSamplerDraws) {
     }
   }
   EXPECT_LE(disagreements * 500, draws) << disagreements << " of " << draws << " draws differ";
+}
+
+TEST(FastSampleNext, ASmallTopKDrawsExactlyTheLessonsCharacterAndLeavesTheScaledLogits) {
+  // Two passes (the k largest, then every logit at the temperature): the same cut,
+  // the same softmax of the kept ones, so the same character every time; and the
+  // logits left behind are the ones lesson 03's --trace starts its softmax from.
+  tang::Rng make(21);
+  tang::fast::SamplerScratch scratch;
+  for (int trial = 0; trial < 300; ++trial) {
+    Floats logits(7129);
+    for (float& x : logits) x = make.normal() * 3.0f;
+    if (trial % 3 == 0)  // ties at the border of the top-k
+      for (std::size_t i = 0; i < 40; ++i) logits[i * 97] = 9.5f;
+    const tang::SamplingSettings s{trial % 2 == 0 ? 0.8f : 1.7f,
+                                   static_cast<std::size_t>(1 + trial % 64), 0.95f};
+    Floats a = logits, b = logits;
+    tang::Rng r1(static_cast<std::uint64_t>(trial)), r2(static_cast<std::uint64_t>(trial));
+    tang::StepRecord record;
+    ASSERT_EQ(tang::sample_next(a, s, r1, &record), tang::fast::sample_next(b, s, r2, scratch))
+        << "trial " << trial;
+    tang::softmax_in_place(b);
+    ASSERT_EQ(0, std::memcmp(b.data(), record.before.data(), b.size() * sizeof(float)))
+        << "trial " << trial << ": the scaled logits left behind are not --trace's";
+  }
 }
 
 }  // namespace

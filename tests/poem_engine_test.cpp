@@ -112,12 +112,9 @@ class KeepingWriter : public tang::Writer {
 };
 
 // How many of the rows 32 texts written at once were handed differ from the
-// rows the single-text writer computes alone, both with `matmul` and `gelu`.
-std::size_t rows_unlike_alone(const tang::GPT& model, tang::MatmulKernel matmul,
-                              tang::GeluKernel gelu = tang::ops::gelu_forward) {
-  tang::EngineOptions options;
-  options.matmul = matmul;
-  options.gelu = gelu;
+// rows the single-text writer computes alone, both with the products and GELU
+// of `options`.
+std::size_t rows_unlike_alone(const tang::GPT& model, const tang::EngineOptions& options) {
   std::vector<std::unique_ptr<KeepingWriter>> writers;
   for (const tang::PoemRequest& r : varied_requests(32))
     writers.push_back(
@@ -133,9 +130,11 @@ std::size_t rows_unlike_alone(const tang::GPT& model, tang::MatmulKernel matmul,
     EXPECT_GT(engine.stats().counters.largest_batch, 8u) << "the texts were written together";
   }
   std::size_t unlike = 0;
+  const tang::PanelWeights panels(model);
   for (const auto& w : writers) {
-    tang::CachedPredictor<tang::KernelMatrices> alone(model,
-                                                      tang::KernelMatrices(model, matmul, gelu));
+    tang::CachedPredictor<tang::KernelMatrices> alone(
+        model, options.panel_product ? tang::KernelMatrices(model, panels, options.gelu)
+                                     : tang::KernelMatrices(model, options.matmul, options.gelu));
     for (std::size_t i = 0; i < w->rows.size(); ++i) {
       const std::span<const float> row = alone.next_logits(w->contexts[i]);
       unlike += !std::equal(row.begin(), row.end(), w->rows[i].begin());
@@ -144,16 +143,24 @@ std::size_t rows_unlike_alone(const tang::GPT& model, tang::MatmulKernel matmul,
   return unlike;
 }
 
-// On the tuned path (poem_server --tuned) every product is few_rows_matmul,
-// which sums a row alike in any batch: every row of logits a served text takes
-// is the tuned single-text writer's, bit for bit. The benchmarks' tuned product
-// (the lesson's loop for one row, sgemm past 32) sums a row as its batch has
-// it: the same check finds its rows unlike.
+// Options with every product `matmul`.
+tang::EngineOptions with_product(tang::MatmulKernel matmul) {
+  tang::EngineOptions options;
+  options.matmul = matmul;
+  return options;
+}
+
+// On the tuned path (poem_server --tuned) every product is panel_matmul, which
+// sums a row alike in any batch (as few_rows_matmul does): every row of logits
+// a served text takes is the tuned single-text writer's, bit for bit. The
+// benchmarks' tuned product (the lesson's loop for one row, sgemm past 32) sums
+// a row as its batch has it: the same check finds its rows unlike.
 TEST(PoemEngine, OnTheTunedPathEveryRowIsTheTunedWritersAlone) {
   NEED_SHIPPED_MODEL();
-  EXPECT_EQ(rows_unlike_alone(model, tang::fast::few_rows_matmul, tang::fast::vector_gelu), 0u);
-  EXPECT_EQ(rows_unlike_alone(model, tang::ops::matmul_forward), 0u) << "the lesson's own path";
-  EXPECT_GT(rows_unlike_alone(model, tang::fast::matmul_forward), 0u);
+  EXPECT_EQ(rows_unlike_alone(model, tang::with_tuned_path({})), 0u);
+  EXPECT_EQ(rows_unlike_alone(model, with_product(tang::fast::few_rows_matmul)), 0u);
+  EXPECT_EQ(rows_unlike_alone(model, tang::EngineOptions{}), 0u) << "the lesson's own path";
+  EXPECT_GT(rows_unlike_alone(model, with_product(tang::fast::matmul_forward)), 0u);
 }
 
 // max_batch is how many texts are written at once: the others wait to start,
@@ -400,38 +407,92 @@ TEST(PoemEngine, ARequestWithoutLogprobsComputesNoProbabilities) {
 
 // The probabilities a request gets are --trace's (StepRecord::begin, lesson
 // 01's most_likely) for the same step of the poem written alone, bit for bit:
-// an opening and an acrostic (its forced characters have none).
+// an opening and an acrostic (its forced characters have none), drawn by lesson
+// 03's step or by the tuned draw (which hands on its logits at the temperature).
 TEST(PoemEngine, AskedProbabilitiesAreTheTracesOfThePoemWrittenAlone) {
   NEED_SHIPPED_MODEL();
+  for (const bool tuned_draw : {false, true}) {
+    tang::EngineOptions options;
+    options.tuned_draw = tuned_draw;
+    tang::PagedEngine engine(model, options);
+    for (const bool acrostic : {false, true}) {
+      tang::PoemRequest r;
+      (acrostic ? r.heads : r.opening) = acrostic ? "春花秋月" : "床前明月光";
+      r.max_chars = 20;
+      r.seed = 7;
+      r.probabilities = true;
+      std::vector<tang::StepRecord> steps;  // of the poem written alone, each drawn character's
+      tang::CachedPredictor<tang::KernelMatrices> predictor(
+          model, tang::KernelMatrices(model, tang::ops::matmul_forward));
+      const auto alone = tang::RequestWriter::make(
+          model.tokenizer(), r,
+          [&](std::size_t, const tang::StepRecord& s) { steps.push_back(s); });
+      tang::write_with(*alone, predictor);
+      std::size_t drawn = 0;
+      tang::serve_poem(engine, r, [&](const tang::WrittenCharacter& c) {
+        if (c.probability < 0) return true;  // an acrostic's head or punctuation
+        EXPECT_LT(drawn, steps.size());
+        if (drawn >= steps.size()) return false;
+        const tang::StepRecord& s = steps[drawn++];
+        EXPECT_EQ(c.probability, s.before[static_cast<std::size_t>(s.chosen)]) << drawn;
+        const std::vector<tang::Candidate> top = tang::most_likely(s.before, 5);
+        EXPECT_EQ(c.top.size(), top.size());
+        for (std::size_t k = 0; k < top.size() && k < c.top.size(); ++k) {
+          EXPECT_EQ(c.top[k].id, top[k].id) << drawn;
+          EXPECT_EQ(c.top[k].probability, top[k].probability) << drawn;
+        }
+        return true;
+      });
+      EXPECT_GT(drawn, 5u) << acrostic;
+    }
+  }
+}
+
+// The tuned draw (tuned_draw.hpp) draws lesson 03's characters: openings,
+// greedy and top-p settings, acrostics and regular verse all come out as lesson
+// 06 writes them alone.
+TEST(PoemEngine, TheTunedDrawWritesTheLessonsPoems) {
+  NEED_SHIPPED_MODEL();
+  tang::EngineOptions options;
+  options.tuned_draw = true;
+  tang::PagedEngine engine(model, options);
+  const std::vector<tang::PoemRequest> requests = varied_requests(32);
+  const std::vector<tang::ServedPoem> served = serve_all(engine, requests);
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const std::string alone = tang::write_alone(model, requests[i]);
+    EXPECT_EQ(served[i].poem, alone) << "request " << i;
+    tang::EngineOptions alone_drawn_tuned;
+    alone_drawn_tuned.tuned_draw = true;
+    EXPECT_EQ(tang::write_alone(model, requests[i], alone_drawn_tuned), alone) << "request " << i;
+  }
+}
+
+// The engine hands a request what its choices wrote once a step: one wake-up
+// of the request's thread a step, not one a character (an acrostic stages its
+// heads and punctuation with the step's drawn characters), two when its
+// choices are split between the openings' pieces and the batch.
+TEST(PoemEngine, ARequestIsWokenOnceAStep) {
+  NEED_SHIPPED_MODEL();
   tang::PagedEngine engine(model, tang::EngineOptions{});
-  for (const bool acrostic : {false, true}) {
-    tang::PoemRequest r;
-    (acrostic ? r.heads : r.opening) = acrostic ? "春花秋月" : "床前明月光";
-    r.max_chars = 20;
-    r.seed = 7;
-    r.probabilities = true;
-    std::vector<tang::StepRecord> steps;  // of the poem written alone, each drawn character's
-    tang::CachedPredictor<tang::KernelMatrices> predictor(
-        model, tang::KernelMatrices(model, tang::ops::matmul_forward));
-    const auto alone = tang::RequestWriter::make(
-        model.tokenizer(), r, [&](std::size_t, const tang::StepRecord& s) { steps.push_back(s); });
-    tang::write_with(*alone, predictor);
-    std::size_t drawn = 0;
-    tang::serve_poem(engine, r, [&](const tang::WrittenCharacter& c) {
-      if (c.probability < 0) return true;  // an acrostic's head or punctuation
-      EXPECT_LT(drawn, steps.size());
-      if (drawn >= steps.size()) return false;
-      const tang::StepRecord& s = steps[drawn++];
-      EXPECT_EQ(c.probability, s.before[static_cast<std::size_t>(s.chosen)]) << drawn;
-      const std::vector<tang::Candidate> top = tang::most_likely(s.before, 5);
-      EXPECT_EQ(c.top.size(), top.size());
-      for (std::size_t k = 0; k < top.size() && k < c.top.size(); ++k) {
-        EXPECT_EQ(c.top[k].id, top[k].id) << drawn;
-        EXPECT_EQ(c.top[k].probability, top[k].probability) << drawn;
-      }
+  for (const std::size_t n : {1, 3}) {
+    std::vector<tang::PoemRequest> choices(n);  // as a request with n choices
+    for (std::size_t i = 0; i < choices.size(); ++i) {
+      choices[i].heads = "春花秋月";
+      choices[i].seed = 40 + i;
+    }
+    const std::size_t steps_before = engine.stats().counters.steps;
+    const std::size_t woken_before = tang::request_wake_ups();
+    std::size_t characters = 0;
+    tang::serve_poems(engine, choices, [&](std::size_t, const tang::WrittenCharacter&) {
+      ++characters;
       return true;
     });
-    EXPECT_GT(drawn, 5u) << acrostic;
+    const std::size_t steps = engine.stats().counters.steps - steps_before;
+    const std::size_t woken = tang::request_wake_ups() - woken_before;
+    EXPECT_EQ(characters, n * 4 * 8) << "four lines of seven and their punctuation";
+    // the heads before the first step, each step, each choice's end
+    EXPECT_LE(woken, 1 + (n == 1 ? 1 : 2) * steps + n)
+        << n << " choices: " << characters << " characters in " << steps << " steps";
   }
 }
 

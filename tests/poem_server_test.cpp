@@ -664,7 +664,7 @@ TEST(PoemServer, ThirtyTwoStreamsAtOnceAreLessonSixsPoems) {
 TEST(PoemServer, WithTunedThirtyTwoStreamsAtOnceAreTheTunedWritersPoems) {
   NEED_SHIPPED_MODEL();
   thirty_two_streams_are_the_writers_alone({"--tuned"}, [&](const tang::PoemRequest& r) {
-    return tang::write_alone(model, r, tang::fast::few_rows_matmul, tang::fast::vector_gelu);
+    return tang::write_alone(model, r, tang::with_tuned_path({}));
   });
 }
 

@@ -235,27 +235,47 @@ std::size_t walk(std::span<const float> probabilities, float coin) {
 TokenId sample_next(std::span<float> logits, const SamplingSettings& s, Rng& rng,
                     SamplerScratch& scratch) {
   if (s.temperature == 0.0f) return argmax(logits);
-  const float max = max_of(logits.data(), logits.size());
-  for (float& z : logits) z = (z - max) / s.temperature;  // as lesson 03: no overflow
   if (s.top_k == 0 || s.top_k >= logits.size() || s.top_k > kFewKept) {
+    const float max = max_of(logits.data(), logits.size());
+    for (float& z : logits) z = (z - max) / s.temperature;  // as lesson 03: no overflow
     top_k_filter(logits, s.top_k, scratch.values);
     softmax_in_place(logits);
     top_p_filter(logits, s.top_p, scratch.keys);
     return static_cast<TokenId>(walk(logits, rng.uniform()));
   }
-  // A small top-k: everything below the k-th largest would be 0 after the
-  // softmax, so the softmax, top-p and the walk take only the kept characters
-  // (k of them, more on a tie), in order of id, which keeps top-p's and the
-  // walk's order of ties.
-  const float kth = kth_largest(logits, s.top_k, scratch.values);
+  // A small top-k, in two passes over the vocabulary. Everything below the k-th
+  // largest would be 0 after the softmax, so the softmax, top-p and the walk
+  // take only the kept characters (k of them, more on a tie), in order of id,
+  // which keeps top-p's and the walk's order of ties.
+  //   1. the k largest logits (a heap, 16 at a time): the k-th, and the largest
+  //   2. every logit at the temperature, (z - max) / T as lesson 03 computes it,
+  //      written back, and those at or above the k-th's kept
+  // (z - max) / T never reverses an order, so the k-th largest at the
+  // temperature is the k-th largest's, computed the same way: the same cut, the
+  // same ties, as the lesson's top-k on the scaled logits.
+  const float kth_logit = kth_largest(logits, s.top_k, scratch.values);
+  const float max = *std::max_element(scratch.values.begin(), scratch.values.end());
+  const float t = s.temperature;
+  const float kth = (kth_logit - max) / t;
   scratch.kept_ids.clear();
   scratch.kept.clear();
-  for_each_kept(
-      logits, [kth](float z) { return z >= kth; },
-      [&](std::size_t i) {
-        scratch.kept_ids.push_back(static_cast<TokenId>(i));
-        scratch.kept.push_back(logits[i]);
-      });
+  float* z = logits.data();
+  const std::size_t n = logits.size();
+  for (std::size_t block = 0; block < n; block += 16) {
+    const std::size_t end = std::min(block + 16, n);
+    int any = 0;
+#pragma omp simd reduction(| : any)
+    for (std::size_t i = block; i < end; ++i) {
+      z[i] = (z[i] - max) / t;
+      any |= z[i] >= kth ? 1 : 0;
+    }
+    if (any == 0) continue;
+    for (std::size_t i = block; i < end; ++i) {
+      if (z[i] < kth) continue;
+      scratch.kept_ids.push_back(static_cast<TokenId>(i));
+      scratch.kept.push_back(z[i]);
+    }
+  }
   softmax_in_place(scratch.kept);
   top_p_filter(scratch.kept, s.top_p, scratch.keys);
   return scratch.kept_ids[walk(scratch.kept, rng.uniform())];

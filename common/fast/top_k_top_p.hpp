@@ -57,10 +57,14 @@ struct SamplerScratch {
 inline constexpr std::size_t kFewKept = 64;
 
 // Lesson 03's sampling step with the tuned pieces: temperature -> top-k ->
-// softmax -> top-p -> one coin, overwriting `logits` (what is left there is
-// not a distribution). The same character as the lesson's sample_next, up to
-// the last bit of the vectorised softmax. With a top-k up to kFewKept, the
-// softmax, top-p and the coin's walk take only the kept characters.
+// softmax -> top-p -> one coin, overwriting `logits`. The same character as the
+// lesson's sample_next, up to the last bit of the vectorised softmax. With a
+// top-k up to kFewKept (and T > 0) the same character exactly, in two passes
+// over the vocabulary: the softmax, top-p and the coin's walk take only the
+// kept characters, and `logits` is left holding every logit at the
+// temperature, (z - max) / T, before any filter: what lesson 01's softmax of
+// the step's distribution starts from (a caller may reuse it). Otherwise what
+// is left there is not a distribution.
 TokenId sample_next(std::span<float> logits, const SamplingSettings& settings, Rng& rng,
                     SamplerScratch& scratch);
 

@@ -41,6 +41,12 @@ using Constraint = std::function<void(std::span<float> logits)>;
 TokenId sample_next(std::span<float> logits, const SamplingSettings& settings, Rng& rng,
                     StepRecord* record = nullptr, const Constraint& constraint = {});
 
+// A sampling step with sample_next's arguments: lesson 03's own, or the tuned
+// path's (lesson 11's TunedDraw), for the writers that take either.
+using SampleStep =
+    std::function<TokenId(std::span<float> logits, const SamplingSettings& settings, Rng& rng,
+                          StepRecord* record, const Constraint& constraint)>;
+
 // A Picker (generate.hpp) that samples with `settings`.
 Picker sampling_picker(const SamplingSettings& settings);
 

@@ -10,7 +10,7 @@ namespace tang {
 
 AcrosticWriter::AcrosticWriter(const Tokenizer& tokenizer, const std::string& heads,
                                std::size_t chars_per_line, const SamplingSettings& settings,
-                               Rng& rng, const StepReport& report)
+                               Rng& rng, const StepReport& report, const SampleStep& step)
     : tokenizer_(tokenizer), chars_per_line_(chars_per_line), rng_(rng) {
   if (chars_per_line < 1) throw UserError("an acrostic line needs at least one character");
   for (const std::string& head : utf8_split(heads)) {
@@ -21,10 +21,10 @@ AcrosticWriter::AcrosticWriter(const Tokenizer& tokenizer, const std::string& he
     }
     heads_.push_back(*tokenizer.find(head));
   }
-  pick_ = [inside_line = inside_line_mask(tokenizer), settings](
+  pick_ = [inside_line = inside_line_mask(tokenizer), settings, step](
               std::span<float> logits, std::size_t, Rng& r, StepRecord* record) {
     const Constraint inside = [&](std::span<float> z) { inside_line.apply(z); };
-    return sample_next(logits, settings, r, record, inside);  // the mask first, then the step
+    return step(logits, settings, r, record, inside);  // the mask first, then the step
   };
   if (report) {
     numbered_ = [this, report](std::size_t, const StepRecord& record) { report(++steps_, record); };

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "03_topk_topp/sampler.hpp"  // lesson 03: SampleStep, sample_next
 #include "generate.hpp"
 #include "sampling.hpp"
 
@@ -19,11 +20,14 @@ namespace tang {
 // of a line; the heads and the punctuation go in between, with no step of their
 // own. heads: UTF-8 text, one character per line (e.g. "春眠不觉");
 // chars_per_line counts the head. Throws UserError for a head the model does
-// not know. `tokenizer`, `settings`, `rng` and `report` must outlive it.
+// not know. `tokenizer`, `settings`, `rng` and `report` must outlive it. Each
+// character is drawn by `step` (lesson 03's sample_next; lesson 11's tuned path
+// passes its own), with the mask inside a line first.
 class AcrosticWriter : public Writer {
  public:
   AcrosticWriter(const Tokenizer& tokenizer, const std::string& heads, std::size_t chars_per_line,
-                 const SamplingSettings& settings, Rng& rng, const StepReport& report = {});
+                 const SamplingSettings& settings, Rng& rng, const StepReport& report = {},
+                 const SampleStep& step = sample_next);
   AcrosticWriter(const AcrosticWriter&) = delete;  // its line's writer points into it
   AcrosticWriter& operator=(const AcrosticWriter&) = delete;
   std::span<const TokenId> context() const override { return context_; }

@@ -12,6 +12,7 @@
 #include "06_kvcache/step_cost.hpp"    // StepWork
 #include "11_server/block_pool.hpp"    // PoolCounts
 #include "11_server/step_kernels.hpp"  // MatmulKernel
+#include "fast/fast.hpp"               // the tuned path's kernels
 #include "ops.hpp"
 
 namespace tang {
@@ -29,13 +30,29 @@ struct EngineOptions {
   // The step's products (step_kernels.hpp): the lesson's loop, or a tuned one
   // that sums a row alike whatever the batch (poem_server --tuned).
   MatmulKernel matmul = ops::matmul_forward;
+  // The tuned path instead: every product fast::panel_matmul over the weights
+  // copied once into panels (step_kernels.hpp: PanelWeights).
+  bool panel_product = false;
   GeluKernel gelu = ops::gelu_forward;  // the tuned path: fast::vector_gelu
+  // Each request's draw: lesson 03's step, or the tuned path's (tuned_draw.hpp:
+  // the same characters, two passes over the vocabulary). Read by serve_poems.
+  bool tuned_draw = false;
   // The cost model (step_clock.hpp): the time a forward pass of this work
   // should take, and what a step in which this many writers draw costs besides
   // (step_overhead.hpp). Given, every text's times are predicted too (TextEnd).
   std::function<double(const StepWork&)> predict_ms;
   std::function<double(std::size_t texts)> step_overhead_ms;
 };
+
+// `o` on the tuned path (poem_server --tuned): the tuned product, each row summed
+// alike whatever the batch (fast::panel_matmul), GELU's erf in vectors and the
+// tuned draw.
+inline EngineOptions with_tuned_path(EngineOptions o) {
+  o.panel_product = true;
+  o.gelu = fast::vector_gelu;
+  o.tuned_draw = true;
+  return o;
+}
 
 // `o`, or std::invalid_argument when they cannot run a model of `context` positions.
 inline const EngineOptions& checked(const EngineOptions& o, std::size_t context) {
@@ -80,6 +97,10 @@ struct EngineCounters {
   std::size_t most_blocks_in_use = 0;
   std::size_t texts_started = 0, texts_refused = 0;
   double compute_seconds = 0;  // in forward passes
+  // The engine thread's CPU time (its own clock, CLOCK_THREAD_CPUTIME_ID): in the
+  // forward passes, in the writers' draws (each character to its request's
+  // queue included), and handing each step's characters to the requests' threads.
+  double forward_cpu_seconds = 0, draw_cpu_seconds = 0, hand_off_cpu_seconds = 0;
 
   // A text starts computing its opening of `window` positions, `taken` of them
   // (`blocks` full blocks) from the pool.

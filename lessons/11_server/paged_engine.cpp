@@ -5,6 +5,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "11_server/cpu_clock.hpp"
 #include "11_server/prefix_reuse.hpp"
 #include "11_server/step_kernels.hpp"  // KernelMatrices, 06_kvcache/kv_cache.hpp
 
@@ -14,6 +15,7 @@ struct PagedEngine::Text {
   TextId id = 0;
   Writer* writer = nullptr;
   OnEnd on_end;
+  std::function<void()> hand_off;
   PagedText paged;                  // the loop's alone
   std::span<const TokenId> window;  // this step's: the writer's context, cropped to the model's
   bool started = false;  // its cache holds part of its window: it counts against max_batch
@@ -29,23 +31,29 @@ struct PagedEngine::Pass {
   std::vector<Text*> texts;   // (B)
   std::size_t positions = 1;  // new positions a text
   bool draws = true;          // its writers take their rows (a piece that ends its opening)
+  bool batch = false;         // the step's batch (the last pass), not a piece of an opening
 };
 
 struct PagedEngine::Plan {
   std::vector<Pass> passes;  // the openings' pieces, then the batch
   StepPrice price;
   double compute_seconds = 0;
+  double forward_cpu_seconds = 0, draw_cpu_seconds = 0, hand_off_cpu_seconds = 0;
 };
 
 PagedEngine::PagedEngine(const GPT& model, const EngineOptions& options)
     : model_(model),
       options_(checked(options, model.config().block_size)),
       pool_(model.config(), options.blocks, options.block_size, options.pool_numbers),
+      panels_(options.panel_product ? std::make_unique<const PanelWeights>(model) : nullptr),
       acts_(step_activations(model.config(), std::max(options.max_batch, options.prefill_chunk))),
       clock_(options) {
   acts_.logits.fill(0.0f);  // its pages mapped now, as the pool's (block_pool.cpp)
   pool_counts_ = pool_.counts();
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    name_this_thread("tang-engine");
+    run();
+  });
 }
 
 PagedEngine::~PagedEngine() {
@@ -71,6 +79,7 @@ bool PagedEngine::start(std::vector<Start> starts) {
     t->id = next_id_++;
     t->writer = s.writer;
     t->on_end = std::move(s.on_end);
+    t->hand_off = std::move(s.hand_off);
     t->steps.arrival = clock_.steps();
     texts_.emplace(t->id, std::move(t));
   }
@@ -136,7 +145,7 @@ PagedEngine::Plan PagedEngine::schedule() {
   std::size_t running = 0, budget = options_.prefill_chunk;  // texts whose caches hold positions
   for (const auto& [id, t] : texts_) running += t->started;
   Plan plan;
-  Pass batch{{}, 1, true};
+  Pass batch{{}, 1, true, true};
   for (auto& entry : texts_) {  // in order of id: the oldest first
     Text* const t = entry.second.get();
     if (!t->waiting()) continue;
@@ -176,7 +185,7 @@ PagedEngine::Plan PagedEngine::schedule() {
     if (left == 1) {
       batch.texts.push_back(t);
     } else {
-      plan.passes.push_back({{t}, positions, positions == left});
+      plan.passes.push_back({{t}, positions, positions == left, false});
       budget -= positions;
     }
   }
@@ -226,8 +235,10 @@ void PagedEngine::step(Plan& plan) {
       for (Text* t : p.texts) t->fail();
     return;
   }
-  const KernelMatrices m(model_, options_.matmul, options_.gelu);  // the model's own floats
+  const KernelMatrices m = panels_ ? KernelMatrices(model_, *panels_, options_.gelu)
+                                   : KernelMatrices(model_, options_.matmul, options_.gelu);
   const std::size_t V = model_.config().vocab_size;
+  std::vector<Text*> drew;  // texts that drew since the last hand-off
   for (const Pass& p : plan.passes) {
     std::vector<TokenId> tokens;    // (B * positions) each text's new characters
     std::vector<PagedText*> texts;  // (B)
@@ -238,10 +249,12 @@ void PagedEngine::step(Plan& plan) {
     }
     try {
       const auto t0 = std::chrono::steady_clock::now();
+      const double cpu0 = thread_cpu_seconds();
       const View<2> logits =  // (B, V)
           forward_with_cache(model_, m, tokens, texts, pool_, acts_, LogitsFor::kLastPosition);
       plan.compute_seconds +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double cpu1 = thread_cpu_seconds();
       for (std::size_t b = 0; b < p.texts.size(); ++b) {
         register_full_blocks(*texts[b], pool_);
         if (!p.draws) continue;
@@ -251,8 +264,23 @@ void PagedEngine::step(Plan& plan) {
           p.texts[b]->fail();
         }
       }
+      plan.forward_cpu_seconds += cpu1 - cpu0;
+      plan.draw_cpu_seconds += thread_cpu_seconds() - cpu1;
     } catch (...) {  // the texts of this pass get the error; the engine goes on
       for (Text* t : p.texts) t->fail();
+    }
+    // Then what they wrote goes on: after the openings' last piece (their first
+    // characters need not wait for the batch) and after the batch. A request's
+    // choices share one hand-off: after the first, the others find nothing to
+    // pass on. So a request is woken once a step, twice when its choices are
+    // split between the openings and the batch.
+    if (p.draws) drew.insert(drew.end(), p.texts.begin(), p.texts.end());
+    if (&p == &plan.passes.back() || (&p + 1)->batch) {
+      const double cpu = thread_cpu_seconds();
+      for (Text* t : drew)
+        if (t->hand_off) t->hand_off();
+      drew.clear();
+      plan.hand_off_cpu_seconds += thread_cpu_seconds() - cpu;
     }
   }
 }
@@ -263,6 +291,9 @@ void PagedEngine::count(const Plan& plan) {
   EngineCounters& c = counters_;
   ++c.steps;
   c.compute_seconds += plan.compute_seconds;
+  c.forward_cpu_seconds += plan.forward_cpu_seconds;
+  c.draw_cpu_seconds += plan.draw_cpu_seconds;
+  c.hand_off_cpu_seconds += plan.hand_off_cpu_seconds;
   c.most_blocks_in_use = std::max(c.most_blocks_in_use, pool_.counts().in_use);
   clock_.add(plan.price);
   for (std::size_t i = 0; i < plan.passes.size(); ++i)

@@ -17,6 +17,7 @@
 #include "11_server/engine_options.hpp"
 #include "11_server/paged_forward.hpp"
 #include "11_server/step_clock.hpp"
+#include "11_server/step_kernels.hpp"  // PanelWeights
 #include "generate.hpp"
 #include "gpt.hpp"
 
@@ -33,9 +34,12 @@ class PagedEngine {
   // (false) when more than max_texts would run or the engine stopped taking
   // texts. Each is written until done, cancelled or failed; then its on_end is
   // called once, without the engine's lock. A writer must live until then.
+  // `hand_off`, when given, is called on the engine's thread after each forward
+  // pass in which the writer drew: the moment to pass what it wrote on.
   struct Start {
     Writer* writer;
     OnEnd on_end;
+    std::function<void()> hand_off = {};
   };
   bool start(std::vector<Start> starts);
   void cancel(const Writer* writer);  // its text ends at the next step, its blocks back to the pool
@@ -43,6 +47,7 @@ class PagedEngine {
   void cancel_all();
   EngineStats stats() const;
   const GPT& model() const { return model_; }
+  const EngineOptions& options() const { return options_; }
 
  private:
   using TextId = std::size_t;  // in order of start
@@ -59,7 +64,8 @@ class PagedEngine {
 
   const GPT& model_;
   EngineOptions options_;
-  BlockPool pool_;  // the loop's alone
+  BlockPool pool_;                              // the loop's alone
+  std::unique_ptr<const PanelWeights> panels_;  // the tuned path's (options.panel_product)
   Activations acts_;
   mutable std::mutex mutex_;
   std::condition_variable work_;                   // the loop waits here for texts to write

@@ -4,13 +4,16 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 
 #include "01_probabilities/next_char.hpp"  // lesson 01: most_likely
 #include "06_kvcache/kv_cache.hpp"         // lesson 06: CachedPredictor
+#include "11_server/cpu_clock.hpp"
 #include "11_server/request_writer.hpp"
+#include "11_server/tuned_draw.hpp"
 #include "errors.hpp"
 #include "trace.hpp"  // StepRecord
 
@@ -20,18 +23,30 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::atomic<std::size_t> worked_out{0};  // probabilities_worked_out()
+std::atomic<std::size_t> worked_out{0};         // probabilities_worked_out()
+std::atomic<std::int64_t> probabilities_ns{0};  // probabilities_cpu_seconds()
+std::atomic<std::size_t> wake_ups{0};           // request_wake_ups()
 
 // A drawn character's probability and the five most likely (lesson 01's
 // most_likely), at the request's temperature before top-k and top-p, as
-// --trace shows a step (StepRecord::begin).
+// --trace shows a step (StepRecord::begin): from the logits, or from the
+// draw's own logits at the temperature when it kept them (`scaled`: the same
+// numbers, one pass less).
 void add_probabilities(WrittenCharacter& c, TokenId drawn, std::span<const float> logits,
-                       float temperature) {
+                       float temperature, bool scaled) {
+  const double start = thread_cpu_seconds();
   worked_out.fetch_add(1, std::memory_order_relaxed);
   StepRecord step;
-  step.begin(logits, temperature);
+  if (scaled) {
+    step.before.assign(logits.begin(), logits.end());
+    softmax_in_place(step.before);  // its largest is 0: exp(z - 0) as begin() computes it
+  } else {
+    step.begin(logits, temperature);
+  }
   c.probability = step.before[static_cast<std::size_t>(drawn)];
   c.top = most_likely(step.before, 5);
+  probabilities_ns.fetch_add(static_cast<std::int64_t>(1e9 * (thread_cpu_seconds() - start)),
+                             std::memory_order_relaxed);
 }
 
 // What the engine's thread tells a request's thread: a character of choice
@@ -42,27 +57,49 @@ struct Event {
   WrittenCharacter character;
   TokenId token = 0;
   std::vector<float> logits;  // (V) or empty: nothing left to work out
+  bool scaled = false;        // `logits` are at the temperature already (TunedDraw)
   std::optional<TextEnd> end;
 };
 
-// A request's queue: the engine's thread pushes, the request's thread pops.
+// A request's queue: the engine's thread stages each step's characters and
+// hands them off together, one wake-up of the request's thread a step at most;
+// the request's thread takes everything waiting at once.
 class EventQueue {
  public:
-  void push(Event event) {
+  // The engine's thread only: held until hand_off().
+  void stage(Event event) { staged_.push_back(std::move(event)); }
+  // The engine's thread: what was staged goes to the request's thread, which
+  // wakes up only if something did.
+  void hand_off() {
+    if (staged_.empty()) return;
+    {
+      const std::lock_guard lock(mutex_);
+      for (Event& e : staged_) {
+        with_logits_ += !e.logits.empty();
+        events_.push_back(std::move(e));
+      }
+    }
+    staged_.clear();
+    wake_ups.fetch_add(1, std::memory_order_relaxed);
+    ready_.notify_one();
+  }
+  void push(Event event) {  // at once (a text's end)
     {
       const std::lock_guard lock(mutex_);
       with_logits_ += !event.logits.empty();
       events_.push_back(std::move(event));
     }
+    wake_ups.fetch_add(1, std::memory_order_relaxed);
     ready_.notify_one();
   }
-  Event pop() {
+  // Everything waiting, oldest first (one at least).
+  std::deque<Event> pop_all() {
     std::unique_lock lock(mutex_);
     ready_.wait(lock, [&] { return !events_.empty(); });
-    Event event = std::move(events_.front());
-    events_.pop_front();
-    with_logits_ -= !event.logits.empty();
-    return event;
+    std::deque<Event> taken;
+    taken.swap(events_);
+    with_logits_ = 0;
+    return taken;
   }
   // Events waiting that carry their logits (28 KB each for our vocabulary).
   std::size_t with_logits() const {
@@ -75,6 +112,7 @@ class EventQueue {
   std::condition_variable ready_;
   std::deque<Event> events_;
   std::size_t with_logits_ = 0;
+  std::vector<Event> staged_;  // the engine thread's alone
 };
 
 // A request's writer as the engine steps it: each character it writes goes to
@@ -90,15 +128,17 @@ class StreamedWriter : public Writer {
  public:
   static constexpr std::size_t kLogitsQueued = 4;
 
+  // `tuned`: draws with the tuned path's TunedDraw instead of lesson 03's step.
   StreamedWriter(const Tokenizer& tokenizer, const PoemRequest& request, std::size_t choice,
-                 EventQueue& queue)
+                 EventQueue& queue, bool tuned)
       : tokenizer_(tokenizer),
         heads_(!request.heads.empty()),
         probabilities_(request.probabilities),
         temperature_(request.settings.temperature),
         choice_(choice),
         queue_(queue),
-        writer_(RequestWriter::make(tokenizer, request)),
+        draw_(tuned ? std::make_shared<TunedDraw>(request.probabilities) : nullptr),
+        writer_(RequestWriter::make(tokenizer, request, {}, step(draw_))),
         seen_(writer_->prompt_positions()) {
     forced();  // an acrostic's first head
   }
@@ -109,13 +149,16 @@ class StreamedWriter : public Writer {
     if (drawn == tokenizer_.newline()) {
       newline_ = true;
     } else {
-      Event e{choice_, {tokenizer_.character(drawn), -1, {}}, drawn, {}, std::nullopt};
+      Event e{choice_, {tokenizer_.character(drawn), -1, {}}, drawn, {}, false, std::nullopt};
+      std::vector<float> scaled = draw_ ? draw_->take_scaled() : std::vector<float>{};
+      e.scaled = !scaled.empty();
+      const std::span<const float> from = e.scaled ? std::span<const float>(scaled) : logits;
       if (probabilities_ && queue_.with_logits() < kLogitsQueued) {
-        e.logits.assign(logits.begin(), logits.end());
+        e.logits = e.scaled ? std::move(scaled) : std::vector<float>(logits.begin(), logits.end());
       } else if (probabilities_) {
-        add_probabilities(e.character, drawn, logits, temperature_);
+        add_probabilities(e.character, drawn, from, temperature_, e.scaled);
       }
-      queue_.push(std::move(e));
+      queue_.stage(std::move(e));
     }
     forced();
   }
@@ -126,11 +169,18 @@ class StreamedWriter : public Writer {
   float temperature() const { return temperature_; }
 
  private:
-  void forced() {
+  static SampleStep step(const std::shared_ptr<TunedDraw>& draw) {
+    if (!draw) return sample_next;  // lesson 03's
+    return [draw](std::span<float> logits, const SamplingSettings& settings, Rng& rng,
+                  StepRecord* record, const Constraint& constraint) {
+      return (*draw)(logits, settings, rng, record, constraint);
+    };
+  }
+  void forced() {  // staged: they go with the step's hand-off
     const std::span<const TokenId> context = writer_->context();
     for (; seen_ < context.size(); ++seen_) {
       const TokenId id = context[seen_];
-      queue_.push({choice_, {tokenizer_.character(id), -1, {}}, id, {}, std::nullopt});
+      queue_.stage({choice_, {tokenizer_.character(id), -1, {}}, id, {}, false, std::nullopt});
     }
   }
   const Tokenizer& tokenizer_;
@@ -138,6 +188,7 @@ class StreamedWriter : public Writer {
   float temperature_;
   std::size_t choice_;
   EventQueue& queue_;
+  std::shared_ptr<TunedDraw> draw_;  // the tuned path's draw, or none (lesson 03's)
   std::unique_ptr<RequestWriter> writer_;
   std::size_t seen_;  // positions of the context sent, or the prompt's
 };
@@ -156,41 +207,48 @@ std::vector<ServedPoem> serve_poems(
   const auto queue = std::make_shared<EventQueue>();
   std::vector<std::unique_ptr<StreamedWriter>> writers;  // (n)
   for (std::size_t i = 0; i < requests.size(); ++i)
-    writers.push_back(std::make_unique<StreamedWriter>(tokenizer, requests[i], i, *queue));
+    writers.push_back(std::make_unique<StreamedWriter>(tokenizer, requests[i], i, *queue,
+                                                       engine.options().tuned_draw));
+  queue->hand_off();  // an acrostic's first heads, before the engine has the texts
   std::vector<ServedPoem> served(requests.size());
   std::vector<PagedEngine::Start> starts;
   for (std::size_t i = 0; i < requests.size(); ++i)
-    starts.push_back({writers[i].get(), [queue, i](const TextEnd& how) {
-                        queue->push({i, {}, 0, {}, how});
-                      }});
+    starts.push_back({writers[i].get(),
+                      [queue, i](const TextEnd& how) {
+                        queue->push({i, {}, 0, {}, false, how});
+                      },
+                      [queue] { queue->hand_off(); }});
   if (!engine.start(std::move(starts)))
     throw EngineBusy("the server is writing as many poems as it takes; try again soon");
   std::size_t running = requests.size();  // started, not ended: their writers and the queue stay
   try {
     if (on_started) on_started();
     while (running > 0) {
-      Event e = queue->pop();
-      ServedPoem& s = served[e.choice];
-      if (e.end) {
-        --running;
-        s.seconds = seconds();
-        s.predicted = e.end->predicted;
-        s.failure = e.end->failure;
-        s.stopped = s.stopped || e.end->cancelled || e.end->failure;
-      } else if (!s.stopped) {
-        if (s.characters == 0) s.first_seconds = seconds();
-        ++s.characters;
-        if (!e.logits.empty())
-          add_probabilities(e.character, e.token, e.logits, writers[e.choice]->temperature());
-        if (!on_character(e.choice, e.character)) {
-          s.stopped = true;
-          engine.cancel(writers[e.choice].get());
+      for (Event& e : queue->pop_all()) {
+        ServedPoem& s = served[e.choice];
+        if (e.end) {
+          --running;
+          s.seconds = seconds();
+          s.predicted = e.end->predicted;
+          s.failure = e.end->failure;
+          s.stopped = s.stopped || e.end->cancelled || e.end->failure;
+        } else if (!s.stopped) {
+          if (s.characters == 0) s.first_seconds = seconds();
+          ++s.characters;
+          if (!e.logits.empty())
+            add_probabilities(e.character, e.token, e.logits, writers[e.choice]->temperature(),
+                              e.scaled);
+          if (!on_character(e.choice, e.character)) {
+            s.stopped = true;
+            engine.cancel(writers[e.choice].get());
+          }
         }
       }
     }
   } catch (...) {  // every started text ends before its writer goes
     for (const auto& writer : writers) engine.cancel(writer.get());
-    while (running > 0) running -= queue->pop().end.has_value();
+    while (running > 0)
+      for (const Event& e : queue->pop_all()) running -= e.end.has_value();
     throw;
   }
   for (std::size_t i = 0; i < served.size(); ++i) {
@@ -202,6 +260,14 @@ std::vector<ServedPoem> serve_poems(
 
 std::size_t probabilities_worked_out() {
   return worked_out.load(std::memory_order_relaxed);
+}
+
+std::size_t request_wake_ups() {
+  return wake_ups.load(std::memory_order_relaxed);
+}
+
+double probabilities_cpu_seconds() {
+  return 1e-9 * static_cast<double>(probabilities_ns.load(std::memory_order_relaxed));
 }
 
 ServedPoem serve_poem(PagedEngine& engine, const PoemRequest& request,
@@ -217,10 +283,16 @@ ServedPoem serve_poem(PagedEngine& engine, const PoemRequest& request,
   return served;
 }
 
-std::string write_alone(const GPT& model, const PoemRequest& request, MatmulKernel matmul,
-                        GeluKernel gelu) {
-  CachedPredictor<KernelMatrices> predictor(model, KernelMatrices(model, matmul, gelu));
-  const std::unique_ptr<RequestWriter> writer = RequestWriter::make(model.tokenizer(), request);
+std::string write_alone(const GPT& model, const PoemRequest& request, const EngineOptions& path) {
+  const std::unique_ptr<const PanelWeights> panels =
+      path.panel_product ? std::make_unique<const PanelWeights>(model) : nullptr;
+  CachedPredictor<KernelMatrices> predictor(model,
+                                            panels ? KernelMatrices(model, *panels, path.gelu)
+                                                   : KernelMatrices(model, path.matmul, path.gelu));
+  TunedDraw draw(false);
+  const std::unique_ptr<RequestWriter> writer =
+      path.tuned_draw ? RequestWriter::make(model.tokenizer(), request, {}, std::ref(draw))
+                      : RequestWriter::make(model.tokenizer(), request);
   write_with(*writer, predictor);
   return writer->poem();
 }

@@ -73,11 +73,17 @@ std::vector<ServedPoem> serve_poems(
 // Drawn characters whose probability and five most likely were worked out so
 // far in this process (each a softmax over the vocabulary and a top five).
 std::size_t probabilities_worked_out();
+// The CPU time they took, in seconds, on whichever thread.
+double probabilities_cpu_seconds();
 
-// The same poem without the engine: lesson 06's cached predictor, alone, its
-// products `matmul` and its GELU `gelu` (the lesson's loops, or the engine's tuned ones).
+// Times the engine's thread has woken a request's thread so far in this
+// process (each with everything its choices wrote since the last time).
+std::size_t request_wake_ups();
+
+// The same poem without the engine: lesson 06's cached predictor, alone, with
+// the products, GELU and draw of `path` (the lesson's, by default; or the tuned
+// path's, with_tuned_path).
 std::string write_alone(const GPT& model, const PoemRequest& request,
-                        MatmulKernel matmul = ops::matmul_forward,
-                        GeluKernel gelu = ops::gelu_forward);
+                        const EngineOptions& path = {});
 
 }  // namespace tang

@@ -3,7 +3,7 @@
 #include <optional>
 #include <vector>
 
-#include "03_topk_topp/sampler.hpp"       // lesson 03: sampling_picker, sample_next
+#include "03_topk_topp/sampler.hpp"       // lesson 03: sample_next
 #include "05_acrostic/acrostic.hpp"       // lesson 05: AcrosticWriter
 #include "07_verse/verse_constraint.hpp"  // lesson 07: VerseConstraint
 #include "07_verse/verse_form.hpp"
@@ -12,17 +12,25 @@ namespace tang {
 
 namespace {
 
+// lesson 03's sampling_picker, with `step` drawing
+Picker picker(const SamplingSettings& settings, const SampleStep& step) {
+  return [settings, step](std::span<float> logits, std::size_t, Rng& rng, StepRecord* record) {
+    return step(logits, settings, rng, record, {});
+  };
+}
+
 // An opening, continued as lessons 04-06 write a poem (write_poem).
 class OpeningWriter : public RequestWriter {
  public:
-  OpeningWriter(const Tokenizer& tokenizer, const PoemRequest& r, const StepReport& report)
+  OpeningWriter(const Tokenizer& tokenizer, const PoemRequest& r, const StepReport& report,
+                const SampleStep& step)
       : tokenizer_(tokenizer),
         opening_(r.opening),
         rng_(r.seed),
         context_(tokenizer.encode("\n" + r.opening)),
         prompt_(context_.size()),
-        drawn_(context_, sampling_picker(r.settings), rng_, r.max_chars, tokenizer.newline(),
-               report) {}
+        drawn_(context_, picker(r.settings, step), rng_, r.max_chars, tokenizer.newline(), report) {
+  }
   std::span<const TokenId> context() const override { return drawn_.context(); }
   void take(std::span<const float> logits) override { drawn_.take(logits); }
   bool done() const override { return drawn_.done(); }
@@ -46,7 +54,8 @@ class OpeningWriter : public RequestWriter {
 // poem (tested).
 class VerseWriter : public RequestWriter {
  public:
-  VerseWriter(const Tokenizer& tokenizer, const PoemRequest& r, const StepReport& report)
+  VerseWriter(const Tokenizer& tokenizer, const PoemRequest& r, const StepReport& report,
+              const SampleStep& step)
       : tokenizer_(tokenizer),
         settings_(r.settings),
         rng_(r.seed),
@@ -54,10 +63,10 @@ class VerseWriter : public RequestWriter {
         verse_(vocab_, *form_named(r.verse)),  // request_problem checked the name
         context_(tokenizer.encode("\n")) {
     verse_.with_tones(default_pattern(*form_named(r.verse))).without_repeats();  // as lesson 07
-    const Picker pick = [this](std::span<float> logits, std::size_t, Rng& rng, StepRecord* record) {
+    const Picker pick = [this, step](std::span<float> logits, std::size_t, Rng& rng,
+                                     StepRecord* record) {
       const LogitMask mask = verse_.allowed_next(std::span(context_).subspan(1));
-      return sample_next(logits, settings_, rng, record,
-                         [&](std::span<float> z) { mask.apply(z); });
+      return step(logits, settings_, rng, record, [&](std::span<float> z) { mask.apply(z); });
     };
     drawn_.emplace(context_, pick, rng_, verse_.length(), tokenizer.newline(), report);
   }
@@ -85,10 +94,11 @@ class VerseWriter : public RequestWriter {
 // Heads, as lesson 05's acrostic.
 class HeadsWriter : public RequestWriter {
  public:
-  HeadsWriter(const Tokenizer& tokenizer, const PoemRequest& r, const StepReport& report)
+  HeadsWriter(const Tokenizer& tokenizer, const PoemRequest& r, const StepReport& report,
+              const SampleStep& step)
       : settings_(r.settings),
         rng_(r.seed),
-        acrostic_(tokenizer, r.heads, r.line_chars, settings_, rng_, report) {}
+        acrostic_(tokenizer, r.heads, r.line_chars, settings_, rng_, report, step) {}
   std::span<const TokenId> context() const override { return acrostic_.context(); }
   void take(std::span<const float> logits) override { acrostic_.take(logits); }
   bool done() const override { return acrostic_.done(); }
@@ -104,10 +114,13 @@ class HeadsWriter : public RequestWriter {
 
 std::unique_ptr<RequestWriter> RequestWriter::make(const Tokenizer& tokenizer,
                                                    const PoemRequest& request,
-                                                   const StepReport& report) {
-  if (!request.verse.empty()) return std::make_unique<VerseWriter>(tokenizer, request, report);
-  if (!request.heads.empty()) return std::make_unique<HeadsWriter>(tokenizer, request, report);
-  return std::make_unique<OpeningWriter>(tokenizer, request, report);
+                                                   const StepReport& report,
+                                                   const SampleStep& step) {
+  if (!request.verse.empty())
+    return std::make_unique<VerseWriter>(tokenizer, request, report, step);
+  if (!request.heads.empty())
+    return std::make_unique<HeadsWriter>(tokenizer, request, report, step);
+  return std::make_unique<OpeningWriter>(tokenizer, request, report, step);
 }
 
 }  // namespace tang

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "03_topk_topp/sampler.hpp"  // lesson 03: SampleStep, sample_next
 #include "11_server/poem_request.hpp"
 #include "generate.hpp"
 #include "tokenizer.hpp"
@@ -20,9 +21,11 @@ namespace tang {
 class RequestWriter : public Writer {
  public:
   // `request` passed request_problem; `tokenizer` must outlive it (the writer
-  // keeps its own copy of `report`).
+  // keeps its own copies of `report` and `step`). Each character is drawn by
+  // `step`: lesson 03's sample_next, or the tuned path's (tuned_draw.hpp).
   static std::unique_ptr<RequestWriter> make(const Tokenizer& tokenizer, const PoemRequest& request,
-                                             const StepReport& report = {});
+                                             const StepReport& report = {},
+                                             const SampleStep& step = sample_next);
   // The poem so far: the opening (or the heads) and what was written, without
   // its newline.
   virtual std::string poem() const = 0;

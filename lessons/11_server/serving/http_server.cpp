@@ -24,6 +24,8 @@
 #include <thread>
 #include <utility>
 
+#include "11_server/cpu_clock.hpp"  // name_this_thread
+
 namespace tang {
 
 namespace {
@@ -363,6 +365,7 @@ struct HttpServer::Impl {
   std::condition_variable work;
 
   void handle_jobs() {
+    name_this_thread("tang-handler");  // serve_bench counts its CPU time by this name
     std::unique_lock lock(mutex);
     for (;;) {
       ++idle;
@@ -437,6 +440,8 @@ struct HttpServer::Impl {
 
   MHD_Result on_request(MHD_Connection* c, const char* url, const char* method, const char* version,
                         const char* upload, std::size_t* upload_size, void** context) {
+    static thread_local const bool named = (name_this_thread("tang-http"), true);  // the library's
+    (void)named;
     if (*context == nullptr) {  // the head is whole
       auto call = std::make_unique<Call>();
       call->request.method = method;

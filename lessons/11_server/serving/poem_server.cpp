@@ -17,7 +17,6 @@
 
 #include "11_server/serving/poem_http.hpp"
 #include "checkpoint.hpp"
-#include "fast/fast.hpp"  // few_rows_matmul
 #include "program.hpp"
 
 int main(int argc, char** argv) {
@@ -57,8 +56,8 @@ int main(int argc, char** argv) {
                "3.9 times the positions in the same bytes, poems slightly different");
   app.add_flag("--tuned", tuned,
                "the tuned product (fused multiply-adds in the widest vectors, each row summed "
-               "alike in any batch) and GELU (erf in vectors): the poems of the tuned "
-               "single-text writer, not lesson 06's");
+               "alike in any batch), GELU (erf in vectors) and draw (two passes over the "
+               "vocabulary): the poems of the tuned single-text writer, not lesson 06's");
   app.add_option("--timeout", timeout,
                  "seconds a connection has to send a whole request (from its last answer), and "
                  "a client to take more of its answer; then the server closes it, in [1, 600]")
@@ -81,10 +80,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 600.0));
   return run_program(argc, argv, app, [&] {
     settings.engine.reuse_prefixes = !no_reuse;
-    if (tuned) {
-      settings.engine.matmul = fast::few_rows_matmul;
-      settings.engine.gelu = fast::vector_gelu;
-    }
+    if (tuned) settings.engine = with_tuned_path(settings.engine);
     if (int8_pool) settings.engine.pool_numbers = PoolNumbers::kInt8;
     settings.http.timeout = std::chrono::seconds(timeout);
     // SIGINT and SIGTERM go to one thread that waits for them (every thread made

@@ -31,18 +31,20 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <thread>
 
 #include "06_kvcache/machine_profile.hpp"
 #include "06_kvcache/step_cost.hpp"
+#include "11_server/cpu_clock.hpp"
 #include "11_server/int8_pool_cost.hpp"
 #include "11_server/load_run.hpp"                    // percentile, the requests
 #include "11_server/serving/completion_request.hpp"  // completion_body
 #include "11_server/serving/poem_http.hpp"
+#include "11_server/step_kernels.hpp"  // panel_product_loop
 #include "11_server/step_overhead.hpp"
 #include "checkpoint.hpp"
 #include "errors.hpp"
-#include "fast/fast.hpp"  // few_rows_matmul: the tuned path
 #include "number_text.hpp"
 #include "program.hpp"
 
@@ -52,7 +54,7 @@ using namespace tang;
 using Clock = std::chrono::steady_clock;
 
 // The tuned path's product in the machine profile.
-constexpr const char* kTunedLoop = "fp32 batch-invariant";
+constexpr const char* kTunedLoop = "fp32 panels";
 
 // What one client saw of one streamed answer.
 struct Seen {
@@ -125,6 +127,10 @@ struct Row {
          predicted_overhead_seconds = 0;  // the steps', and of it the overhead's
   std::vector<double> predicted_first, predicted_per_character;
   EngineCounters counters;
+  // Where the server's CPU time went (cpu_clock.hpp): its threads by name, and
+  // the probabilities' share of them.
+  std::map<std::string, double> thread_cpu;
+  double probabilities_cpu = 0;
   double chars_per_second() const { return double(characters) / seconds; }
 };
 
@@ -132,6 +138,8 @@ struct Row {
 Row run(RunningServer& s, const std::vector<std::string>& bodies, std::size_t clients) {
   const EngineStats before = s.server.engine().stats();
   const std::size_t served_before = s.server.served().size();
+  const std::map<std::string, double> cpu_before = cpu_seconds_by_thread_name();
+  const double probabilities_before = probabilities_cpu_seconds();
   std::vector<Seen> seen(bodies.size());
   std::atomic<std::size_t> next = 0;
   const Clock::time_point start = Clock::now();
@@ -146,6 +154,10 @@ Row run(RunningServer& s, const std::vector<std::string>& bodies, std::size_t cl
   for (std::thread& t : threads) t.join();
   Row row;
   row.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  row.thread_cpu = cpu_seconds_by_thread_name();
+  for (auto& [name, seconds] : row.thread_cpu)
+    if (const auto was = cpu_before.find(name); was != cpu_before.end()) seconds -= was->second;
+  row.probabilities_cpu = probabilities_cpu_seconds() - probabilities_before;
   for (const Seen& x : seen) {
     row.failed += !x.ok;
     row.characters += x.characters;
@@ -173,10 +185,46 @@ Row run(RunningServer& s, const std::vector<std::string>& bodies, std::size_t cl
   row.counters.prefix_hits = after.prefix_hits - was.prefix_hits;
   row.counters.compute_seconds = after.compute_seconds - was.compute_seconds;
   row.counters.steps = after.steps - was.steps;
+  row.counters.forward_cpu_seconds = after.forward_cpu_seconds - was.forward_cpu_seconds;
+  row.counters.draw_cpu_seconds = after.draw_cpu_seconds - was.draw_cpu_seconds;
+  row.counters.hand_off_cpu_seconds = after.hand_off_cpu_seconds - was.hand_off_cpu_seconds;
   row.counters.answers = after.answers - was.answers;
   row.counters.most_blocks_in_use = after.most_blocks_in_use;  // its warm-up's and its own
   row.counters.preemptions = after.preemptions - was.preemptions;
   return row;
+}
+
+// Where the server's CPU time went in each row, as shares of it: the engine's
+// thread (its forward passes, its draws, its hand-offs to the requests' threads,
+// the rest of its loop), the probabilities (requests that asked for logprobs),
+// and HTTP (the requests' threads and the library's: JSON, the socket).
+void print_breakdown(const std::vector<std::pair<std::string, Row>>& rows) {
+  std::cout << "\nWhere the server's CPU time went (each thread's own CPU clock; the engine "
+               "times its parts\nitself), mixed openings, in % of the server's CPU seconds, "
+               "and the microseconds a character:\n"
+               "  path, clients  CPU s  forward   draw  probabilities  hand-off  engine's rest"
+               "   HTTP   us a char\n";
+  char line[200];
+  for (const auto& [name, r] : rows) {
+    const auto cpu = [&](const char* thread) {
+      const auto found = r.thread_cpu.find(thread);
+      return found == r.thread_cpu.end() ? 0.0 : found->second;
+    };
+    const EngineCounters& k = r.counters;
+    const double engine = cpu("tang-engine"), requests = cpu("tang-handler");
+    const double total = engine + requests + cpu("tang-http");
+    const double rest =
+        std::max(0.0, engine - k.forward_cpu_seconds - k.draw_cpu_seconds - k.hand_off_cpu_seconds);
+    const double http = std::max(0.0, total - engine - r.probabilities_cpu);
+    const auto share = [&](double seconds) { return 100.0 * seconds / total; };
+    std::snprintf(
+        line, sizeof line,
+        "  %-13s  %5.2f  %6.1f%%  %4.1f%%  %12.1f%%  %7.1f%%  %12.1f%%  %4.1f%%   %9.1f\n",
+        name.c_str(), total, share(k.forward_cpu_seconds), share(k.draw_cpu_seconds),
+        share(r.probabilities_cpu), share(k.hand_off_cpu_seconds), share(rest), share(http),
+        1e6 * total / double(r.characters));
+    std::cout << line;
+  }
 }
 
 // The first character of a fresh request (opening 春风, one character), sent
@@ -314,8 +362,7 @@ int main(int argc, char** argv) {
     const GPT model = load_checkpoint(checkpoint);
     require_multi_head(model.config(), "lesson 11's paged cache");
     const MachineProfile profile = load_or_measure_profile(
-        default_profile_path(),
-        std::vector{plain_fp32_loop(), fp32_product_loop(kTunedLoop, fast::few_rows_matmul)},
+        default_profile_path(), std::vector{plain_fp32_loop(), panel_product_loop(kTunedLoop)},
         [](const std::string& note) { std::cout << "(" << note << ")\n"; });
     ServerSettings settings;
     settings.port = 0;
@@ -440,22 +487,26 @@ int main(int argc, char** argv) {
               << 1000 * percentile(b.per_character, 95) << "\n";
       }
     }
-    // the tuned path: the same rows with every product few_rows_matmul
+    // the tuned path: the same rows with every product panel_matmul
     settings.engine.reuse_prefixes = true;
     ServerSettings tuned = settings;
-    tuned.engine.matmul = fast::few_rows_matmul;
-    tuned.engine.gelu = fast::vector_gelu;
+    tuned.engine = with_tuned_path(tuned.engine);
     predict_served_steps(tuned.engine, model.config(), profile, overhead, kTunedLoop);
     ServerSettings tuned_one = tuned;
     tuned_one.engine.max_batch = 1;
-    std::cout << "\nThe tuned path (poem_server --tuned: every product fast::few_rows_matmul, a "
-                 "row summed alike in any\nbatch), mixed openings, beside the lesson's path "
-                 "above:\n"
+    std::cout << "\nThe tuned path (poem_server --tuned: every product fast::panel_matmul, a "
+                 "row summed alike in any\nbatch; GELU and the draw in vectors), mixed openings, "
+                 "beside the lesson's path above:\n"
                  "  clients   chars/s predicted  measured  measured/predicted   one at a time  x "
                  "one   lesson's path  x lesson's\n";
     const std::vector<std::string> mixed = request_bodies(requests, false, seed);
+    std::vector<std::pair<std::string, Row>> broken_down;  // (path and clients, row)
+    for (const Result& r : results)
+      if (std::string(r.openings) == "mixed" && (r.clients == 1 || r.clients == 16))
+        broken_down.emplace_back("lesson's, " + std::to_string(r.clients), r.batched);
     for (const std::size_t clients : {1, 16}) {
       const Row b = row_on(tuned, mixed, clients), one = row_on(tuned_one, mixed, clients);
+      broken_down.emplace_back("tuned, " + std::to_string(clients), b);
       const double plain = std::find_if(results.begin(), results.end(), [&](const Result& r) {
                              return r.clients == clients && std::string(r.openings) == "mixed";
                            })->batched.chars_per_second();
@@ -467,6 +518,7 @@ int main(int argc, char** argv) {
                     b.chars_per_second() / plain);
       std::cout << line;
     }
+    print_breakdown(broken_down);
     // a fresh request's first character, idle and behind eight long texts
     std::cout
         << "\nThe first character of a fresh request (opening 春风, one character; 30 sent one "
