@@ -26,6 +26,7 @@ using Clock = std::chrono::steady_clock;
 std::atomic<std::size_t> worked_out{0};         // probabilities_worked_out()
 std::atomic<std::int64_t> probabilities_ns{0};  // probabilities_cpu_seconds()
 std::atomic<std::size_t> wake_ups{0};           // request_wake_ups()
+std::atomic<std::size_t> wakes_taken{0};        // request_wakes_taken()
 
 // A drawn character's probability and the five most likely (lesson 01's
 // most_likely), at the request's temperature before top-k and top-p, as
@@ -96,6 +97,7 @@ class EventQueue {
   std::deque<Event> pop_all() {
     std::unique_lock lock(mutex_);
     ready_.wait(lock, [&] { return !events_.empty(); });
+    wakes_taken.fetch_add(1, std::memory_order_relaxed);
     std::deque<Event> taken;
     taken.swap(events_);
     with_logits_ = 0;
@@ -264,6 +266,10 @@ std::size_t probabilities_worked_out() {
 
 std::size_t request_wake_ups() {
   return wake_ups.load(std::memory_order_relaxed);
+}
+
+std::size_t request_wakes_taken() {
+  return wakes_taken.load(std::memory_order_relaxed);
 }
 
 double probabilities_cpu_seconds() {

@@ -79,6 +79,9 @@ double probabilities_cpu_seconds();
 // Times the engine's thread has woken a request's thread so far in this
 // process (each with everything its choices wrote since the last time).
 std::size_t request_wake_ups();
+// Times a request's thread took what was waiting for it (one or more hand-offs'
+// characters at once, when it fell behind): each is one answer's worth of HTTP.
+std::size_t request_wakes_taken();
 
 // The same poem without the engine: lesson 06's cached predictor, alone, with
 // the products, GELU and draw of `path` (the lesson's, by default; or the tuned

@@ -131,6 +131,7 @@ struct Row {
   // the probabilities' share of them.
   std::map<std::string, double> thread_cpu;
   double probabilities_cpu = 0;
+  std::size_t wakes = 0;  // the requests' threads took what was waiting (request_wakes_taken)
   double chars_per_second() const { return double(characters) / seconds; }
 };
 
@@ -140,6 +141,7 @@ Row run(RunningServer& s, const std::vector<std::string>& bodies, std::size_t cl
   const std::size_t served_before = s.server.served().size();
   const std::map<std::string, double> cpu_before = cpu_seconds_by_thread_name();
   const double probabilities_before = probabilities_cpu_seconds();
+  const std::size_t wakes_before = request_wakes_taken();
   std::vector<Seen> seen(bodies.size());
   std::atomic<std::size_t> next = 0;
   const Clock::time_point start = Clock::now();
@@ -158,6 +160,7 @@ Row run(RunningServer& s, const std::vector<std::string>& bodies, std::size_t cl
   for (auto& [name, seconds] : row.thread_cpu)
     if (const auto was = cpu_before.find(name); was != cpu_before.end()) seconds -= was->second;
   row.probabilities_cpu = probabilities_cpu_seconds() - probabilities_before;
+  row.wakes = request_wakes_taken() - wakes_before;
   for (const Seen& x : seen) {
     row.failed += !x.ok;
     row.characters += x.characters;
@@ -194,35 +197,72 @@ Row run(RunningServer& s, const std::vector<std::string>& bodies, std::size_t cl
   return row;
 }
 
-// Where the server's CPU time went in each row, as shares of it: the engine's
-// thread (its forward passes, its draws, its hand-offs to the requests' threads,
-// the rest of its loop), the probabilities (requests that asked for logprobs),
-// and HTTP (the requests' threads and the library's: JSON, the socket).
-void print_breakdown(const std::vector<std::pair<std::string, Row>>& rows) {
+// The server's CPU seconds in a row, by part: the engine's thread (its forward
+// passes, its draws, its hand-offs to the requests' threads, the rest of its
+// loop), the probabilities (requests that asked for logprobs), and HTTP (the
+// requests' threads and the library's: JSON, the socket).
+struct CpuParts {
+  double forward = 0, draw = 0, probabilities = 0, hand_off = 0, engine_rest = 0, http = 0;
+  double total() const { return forward + draw + probabilities + hand_off + engine_rest + http; }
+  double besides() const { return total() - forward; }
+};
+
+CpuParts cpu_parts(const Row& r) {
+  const auto cpu = [&](const char* thread) {
+    const auto found = r.thread_cpu.find(thread);
+    return found == r.thread_cpu.end() ? 0.0 : found->second;
+  };
+  const EngineCounters& k = r.counters;
+  const double engine = cpu("tang-engine");
+  CpuParts p;
+  p.forward = k.forward_cpu_seconds;
+  p.draw = k.draw_cpu_seconds;
+  p.hand_off = k.hand_off_cpu_seconds;
+  p.engine_rest = std::max(0.0, engine - p.forward - p.draw - p.hand_off);
+  p.probabilities = r.probabilities_cpu;
+  p.http = std::max(0.0, cpu("tang-handler") + cpu("tang-http") - p.probabilities);
+  return p;
+}
+
+// A row of the breakdown: its name, the row, and the run on the tiny model
+// (step_overhead.hpp) at the same clients on the same path, whose parts
+// besides the forward passes predict the row's.
+struct BrokenDown {
+  std::string name;
+  Row row, tiny;
+};
+
+// Where the server's CPU time went in each row, as shares of it, and what a
+// character cost besides the forward passes: measured, and predicted from the
+// same parts on the tiny model (whose forward passes cost almost nothing: the
+// same vocabulary, draws, hand-offs and HTTP): the draw, the hand-off and the
+// engine's rest a character, the probabilities a character that asked, and
+// HTTP a wake-up of a request's thread. The tiny model writes faster than its
+// clients read, so there a wake-up sends several characters at once; at the
+// model's pace each sends one: HTTP a character is predicted at a wake-up's.
+void print_breakdown(const std::vector<BrokenDown>& rows) {
   std::cout << "\nWhere the server's CPU time went (each thread's own CPU clock; the engine "
-               "times its parts\nitself), mixed openings, in % of the server's CPU seconds, "
-               "and the microseconds a character:\n"
+               "times its parts\nitself), mixed openings, in % of the server's CPU seconds; "
+               "then its CPU time a character\nbesides the forward passes, predicted from the "
+               "same parts on the tiny model above, and\nmeasured (microseconds):\n"
                "  path, clients  CPU s  forward   draw  probabilities  hand-off  engine's rest"
-               "   HTTP   us a char\n";
+               "   HTTP   besides/char predicted  measured\n";
   char line[200];
-  for (const auto& [name, r] : rows) {
-    const auto cpu = [&](const char* thread) {
-      const auto found = r.thread_cpu.find(thread);
-      return found == r.thread_cpu.end() ? 0.0 : found->second;
+  for (const BrokenDown& b : rows) {
+    const CpuParts p = cpu_parts(b.row), tiny = cpu_parts(b.tiny);
+    const auto share = [&](double seconds) { return 100.0 * seconds / p.total(); };
+    const auto per = [](double seconds, std::size_t n) {
+      return 1e6 * seconds / double(std::max<std::size_t>(1, n));
     };
-    const EngineCounters& k = r.counters;
-    const double engine = cpu("tang-engine"), requests = cpu("tang-handler");
-    const double total = engine + requests + cpu("tang-http");
-    const double rest =
-        std::max(0.0, engine - k.forward_cpu_seconds - k.draw_cpu_seconds - k.hand_off_cpu_seconds);
-    const double http = std::max(0.0, total - engine - r.probabilities_cpu);
-    const auto share = [&](double seconds) { return 100.0 * seconds / total; };
-    std::snprintf(
-        line, sizeof line,
-        "  %-13s  %5.2f  %6.1f%%  %4.1f%%  %12.1f%%  %7.1f%%  %12.1f%%  %4.1f%%   %9.1f\n",
-        name.c_str(), total, share(k.forward_cpu_seconds), share(k.draw_cpu_seconds),
-        share(r.probabilities_cpu), share(k.hand_off_cpu_seconds), share(rest), share(http),
-        1e6 * total / double(r.characters));
+    const auto per_char = [&](double seconds, const Row& r) { return per(seconds, r.characters); };
+    const double predicted =
+        per_char(tiny.besides() - tiny.http, b.tiny) + per(tiny.http, b.tiny.wakes);
+    std::snprintf(line, sizeof line,
+                  "  %-13s  %5.2f  %6.1f%%  %4.1f%%  %12.1f%%  %7.1f%%  %12.1f%%  %4.1f%%   "
+                  "%22.1f  %8.1f\n",
+                  b.name.c_str(), p.total(), share(p.forward), share(p.draw),
+                  share(p.probabilities), share(p.hand_off), share(p.engine_rest), share(p.http),
+                  predicted, per_char(p.besides(), b.row));
     std::cout << line;
   }
 }
@@ -367,17 +407,22 @@ int main(int argc, char** argv) {
     ServerSettings settings;
     settings.port = 0;
     settings.web_dir = TANG_WEB_DIR;
-    // what a step costs besides the model, over HTTP to clients in this process
-    const StepOverhead overhead =
-        measure_step_overhead(model, [&](const GPT& tiny, std::size_t clients) {
-          RunningServer s(tiny, settings);
-          std::vector<std::string> bodies;
-          for (const PoemRequest& r : overhead_requests(clients))
-            bodies.push_back(completion_body(r, true));
-          run(s, bodies, clients);  // warm, as every row's server is
-          const Row row = run(s, bodies, clients);
-          return OverheadRun{row.seconds, row.counters};
-        });
+    // what a step costs besides the model, over HTTP to clients in this process, on
+    // the lesson's path and on the tuned one; each run's parts kept (tiny_runs)
+    std::map<std::size_t, Row> tiny_runs, tuned_tiny_runs;  // by clients
+    const auto measure_overhead = [&](const ServerSettings& on, std::map<std::size_t, Row>& runs) {
+      return measure_step_overhead(model, [&](const GPT& tiny, std::size_t clients) {
+        RunningServer s(tiny, on);
+        std::vector<std::string> bodies;
+        for (const PoemRequest& r : overhead_requests(clients))
+          bodies.push_back(completion_body(r, true));
+        run(s, bodies, clients);  // warm, as every row's server is
+        const Row row = run(s, bodies, clients);
+        runs[clients] = row;
+        return OverheadRun{row.seconds, row.counters};
+      });
+    };
+    const StepOverhead overhead = measure_overhead(settings, tiny_runs);
     predict_served_steps(settings.engine, model.config(), profile, overhead);
     ServerSettings one_at_a_time = settings;
     one_at_a_time.engine.max_batch = 1;
@@ -491,7 +536,8 @@ int main(int argc, char** argv) {
     settings.engine.reuse_prefixes = true;
     ServerSettings tuned = settings;
     tuned.engine = with_tuned_path(tuned.engine);
-    predict_served_steps(tuned.engine, model.config(), profile, overhead, kTunedLoop);
+    const StepOverhead tuned_overhead = measure_overhead(tuned, tuned_tiny_runs);
+    predict_served_steps(tuned.engine, model.config(), profile, tuned_overhead, kTunedLoop);
     ServerSettings tuned_one = tuned;
     tuned_one.engine.max_batch = 1;
     std::cout << "\nThe tuned path (poem_server --tuned: every product fast::panel_matmul, a "
@@ -500,13 +546,14 @@ int main(int argc, char** argv) {
                  "  clients   chars/s predicted  measured  measured/predicted   one at a time  x "
                  "one   lesson's path  x lesson's\n";
     const std::vector<std::string> mixed = request_bodies(requests, false, seed);
-    std::vector<std::pair<std::string, Row>> broken_down;  // (path and clients, row)
+    std::vector<BrokenDown> broken_down;
     for (const Result& r : results)
       if (std::string(r.openings) == "mixed" && (r.clients == 1 || r.clients == 16))
-        broken_down.emplace_back("lesson's, " + std::to_string(r.clients), r.batched);
+        broken_down.push_back(
+            {"lesson's, " + std::to_string(r.clients), r.batched, tiny_runs.at(r.clients)});
     for (const std::size_t clients : {1, 16}) {
       const Row b = row_on(tuned, mixed, clients), one = row_on(tuned_one, mixed, clients);
-      broken_down.emplace_back("tuned, " + std::to_string(clients), b);
+      broken_down.push_back({"tuned, " + std::to_string(clients), b, tuned_tiny_runs.at(clients)});
       const double plain = std::find_if(results.begin(), results.end(), [&](const Result& r) {
                              return r.clients == clients && std::string(r.openings) == "mixed";
                            })->batched.chars_per_second();
