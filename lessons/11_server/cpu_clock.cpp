@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -14,6 +15,25 @@ double thread_cpu_seconds() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+double thread_cpu_seconds(std::thread::native_handle_type thread) {
+  clockid_t clock{};
+  timespec t{};
+  if (pthread_getcpuclockid(thread, &clock) != 0 || clock_gettime(clock, &t) != 0) return 0;
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+CpuParts CpuParts::of(const EngineCounters& k, double engine_cpu, double requests_cpu,
+                      double probabilities_cpu) {
+  CpuParts p;
+  p.forward = k.forward_cpu_seconds;
+  p.draw = k.draw_cpu_seconds;
+  p.hand_off = k.hand_off_cpu_seconds;
+  p.engine_rest = std::max(0.0, engine_cpu - p.forward - p.draw - p.hand_off);
+  p.probabilities = probabilities_cpu;
+  p.requests = std::max(0.0, requests_cpu - probabilities_cpu);
+  return p;
 }
 
 void name_this_thread(const std::string& name) {

@@ -125,6 +125,7 @@ struct EngineStats {
   std::size_t open_texts = 0;  // started and not ended
   // the cost model's time of every step so far, and of it the overhead's part
   double predicted_seconds = 0, predicted_overhead_seconds = 0;
+  double engine_cpu_seconds = 0;  // the engine thread's CPU time so far
 };
 
 }  // namespace tang

@@ -8,6 +8,8 @@
 #include <mutex>
 #include <thread>
 
+#include "11_server/cpu_clock.hpp"
+
 namespace tang {
 
 LoadRun run_clients(PagedEngine& engine, const std::vector<PoemRequest>& requests,
@@ -21,6 +23,7 @@ LoadRun run_clients(PagedEngine& engine, const std::vector<PoemRequest>& request
   std::vector<std::thread> threads;
   for (std::size_t c = 0; c < std::min(clients, requests.size()); ++c) {
     threads.emplace_back([&] {
+      const double cpu = thread_cpu_seconds();
       try {
         for (std::size_t i = next++; i < requests.size(); i = next++)
           run.served[i] =
@@ -30,6 +33,8 @@ LoadRun run_clients(PagedEngine& engine, const std::vector<PoemRequest>& request
         if (!failure) failure = std::current_exception();
         next = requests.size();  // the other clients stop too
       }
+      const std::lock_guard lock(failure_mutex);
+      run.clients_cpu_seconds += thread_cpu_seconds() - cpu;
     });
   }
   for (std::thread& t : threads) t.join();

@@ -17,6 +17,7 @@ struct LoadRun {
   std::vector<ServedPoem> served;  // in the order of the requests
   double seconds = 0;              // from the first request to the last answer
   std::size_t characters = 0;      // streamed, all requests
+  double clients_cpu_seconds = 0;  // the clients' threads' CPU time (each a request's thread)
   double chars_per_second() const { return seconds > 0 ? double(characters) / seconds : 0; }
 };
 

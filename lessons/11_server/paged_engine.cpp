@@ -54,6 +54,7 @@ PagedEngine::PagedEngine(const GPT& model, const EngineOptions& options)
     name_this_thread("tang-engine");
     run();
   });
+  loop_handle_ = thread_.native_handle();
 }
 
 PagedEngine::~PagedEngine() {
@@ -107,7 +108,12 @@ void PagedEngine::cancel_all() {
 
 EngineStats PagedEngine::stats() const {
   const std::lock_guard lock(mutex_);
-  return {counters_, pool_counts_, texts_.size(), clock_.seconds(), clock_.overhead_seconds()};
+  return {counters_,
+          pool_counts_,
+          texts_.size(),
+          clock_.seconds(),
+          clock_.overhead_seconds(),
+          thread_cpu_seconds(loop_handle_)};
 }
 
 // --- the loop: schedule, run the step without the lock, count, end -----------

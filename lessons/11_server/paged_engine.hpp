@@ -75,7 +75,8 @@ class PagedEngine {
   EngineCounters counters_;
   PoolCounts pool_counts_;
   StepClock clock_;
-  std::thread thread_;  // last: starts when everything above is ready
+  std::thread thread_;                             // last: starts when everything above is ready
+  std::thread::native_handle_type loop_handle_{};  // thread_'s, for its CPU clock
 };
 
 }  // namespace tang

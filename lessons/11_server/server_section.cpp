@@ -10,6 +10,7 @@
 #include "06_kvcache/kv_memory.hpp"
 #include "06_kvcache/machine_profile.hpp"
 #include "06_kvcache/step_cost.hpp"
+#include "11_server/cpu_clock.hpp"
 #include "11_server/load_run.hpp"
 #include "11_server/paged_forward.hpp"
 #include "11_server/step_overhead.hpp"
@@ -113,10 +114,19 @@ void show_clients(LessonContext& c, const ServerOptions& o, const ServedCost& co
            "measured   chars/s predicted  measured  measured/predicted   ms/char p50 predicted  "
            "measured   p95   same as lesson 06\n";
   char line[300];
+  struct Spent {
+    std::size_t clients, characters;
+    CpuParts cpu;  // where the CPU time went
+  };
+  std::vector<Spent> spent;
   for (const std::size_t clients : {1, 4, 16}) {
     PagedEngine engine(c.model, engine_options(c.model.config(), cost.profile, cost.overhead));
+    const double probabilities = probabilities_cpu_seconds();
     const LoadRun run = run_clients(engine, requests, clients);
     const EngineStats s = engine.stats();
+    spent.push_back({clients, run.characters,
+                     CpuParts::of(s.counters, s.engine_cpu_seconds, run.clients_cpu_seconds,
+                                  probabilities_cpu_seconds() - probabilities)});
     const double predicted = s.predicted_seconds;
     const double predicted_besides = s.predicted_overhead_seconds;
     const double predicted_cps = double(run.characters) / predicted;
@@ -140,6 +150,20 @@ void show_clients(LessonContext& c, const ServerOptions& o, const ServedCost& co
         same_as_alone(c.model, requests, run), requests.size());
     c.out << line;
     c.out.flush();
+  }
+  c.out << "\n  Where the CPU time went (each thread's own clock; the engine times its parts), "
+           "in % of it:\n"
+           "    clients  CPU s  forward   draw  hand-off  engine's rest  clients' threads   "
+           "CPU us a char\n";
+  for (const Spent& x : spent) {
+    const CpuParts& p = x.cpu;
+    const auto share = [&](double seconds) { return 100.0 * seconds / p.total(); };
+    std::snprintf(line, sizeof line,
+                  "    %7zu  %5.2f  %6.1f%%  %4.1f%%  %7.1f%%  %12.1f%%  %15.1f%%   %13.1f\n",
+                  x.clients, p.total(), share(p.forward), share(p.draw), share(p.hand_off),
+                  share(p.engine_rest), share(p.requests + p.probabilities),
+                  1e6 * p.total() / double(std::max<std::size_t>(1, x.characters)));
+    c.out << line;
   }
 }
 

@@ -197,31 +197,15 @@ Row run(RunningServer& s, const std::vector<std::string>& bodies, std::size_t cl
   return row;
 }
 
-// The server's CPU seconds in a row, by part: the engine's thread (its forward
-// passes, its draws, its hand-offs to the requests' threads, the rest of its
-// loop), the probabilities (requests that asked for logprobs), and HTTP (the
-// requests' threads and the library's: JSON, the socket).
-struct CpuParts {
-  double forward = 0, draw = 0, probabilities = 0, hand_off = 0, engine_rest = 0, http = 0;
-  double total() const { return forward + draw + probabilities + hand_off + engine_rest + http; }
-  double besides() const { return total() - forward; }
-};
-
+// Where the server's CPU time went in a row (cpu_clock.hpp): the requests'
+// threads are its handlers and the HTTP library's thread.
 CpuParts cpu_parts(const Row& r) {
   const auto cpu = [&](const char* thread) {
     const auto found = r.thread_cpu.find(thread);
     return found == r.thread_cpu.end() ? 0.0 : found->second;
   };
-  const EngineCounters& k = r.counters;
-  const double engine = cpu("tang-engine");
-  CpuParts p;
-  p.forward = k.forward_cpu_seconds;
-  p.draw = k.draw_cpu_seconds;
-  p.hand_off = k.hand_off_cpu_seconds;
-  p.engine_rest = std::max(0.0, engine - p.forward - p.draw - p.hand_off);
-  p.probabilities = r.probabilities_cpu;
-  p.http = std::max(0.0, cpu("tang-handler") + cpu("tang-http") - p.probabilities);
-  return p;
+  return CpuParts::of(r.counters, cpu("tang-engine"), cpu("tang-handler") + cpu("tang-http"),
+                      r.probabilities_cpu);
 }
 
 // A row of the breakdown: its name, the row, and the run on the tiny model
@@ -256,13 +240,13 @@ void print_breakdown(const std::vector<BrokenDown>& rows) {
     };
     const auto per_char = [&](double seconds, const Row& r) { return per(seconds, r.characters); };
     const double predicted =
-        per_char(tiny.besides() - tiny.http, b.tiny) + per(tiny.http, b.tiny.wakes);
+        per_char(tiny.besides() - tiny.requests, b.tiny) + per(tiny.requests, b.tiny.wakes);
     std::snprintf(line, sizeof line,
                   "  %-13s  %5.2f  %6.1f%%  %4.1f%%  %12.1f%%  %7.1f%%  %12.1f%%  %4.1f%%   "
                   "%22.1f  %8.1f\n",
                   b.name.c_str(), p.total(), share(p.forward), share(p.draw),
-                  share(p.probabilities), share(p.hand_off), share(p.engine_rest), share(p.http),
-                  predicted, per_char(p.besides(), b.row));
+                  share(p.probabilities), share(p.hand_off), share(p.engine_rest),
+                  share(p.requests), predicted, per_char(p.besides(), b.row));
     std::cout << line;
   }
 }
