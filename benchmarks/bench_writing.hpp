@@ -35,13 +35,14 @@ namespace tang::bench {
 
 // A weight matrix multiplied by the tuned product: the fastest for its width and
 // number of rows in this machine's profile (tuned_product.hpp), its panel copy
-// among the choices.
+// among the choices, from memory when its model's weights come from main memory.
 struct TunedMatrix {
   const float* weight;
   std::size_t rows, cols;
   const fast::PanelMatrix* panels;
+  bool from_memory;
   void matmul(float* out, const float* inp, const float* bias, std::size_t N) const {
-    tuned_product(out, inp, weight, panels, bias, N, cols, rows);
+    tuned_product(out, inp, weight, panels, bias, N, cols, rows, from_memory);
   }
 };
 
@@ -51,7 +52,8 @@ struct TunedMatrix {
 // attention stay the lesson's. Shaped as lesson 06's ModelMatrices.
 struct TunedMatrices {
   explicit TunedMatrices(const GPT& model)
-      : output(tuned(model.weights().wte, model.config().vocab_size, model.config().n_embd)) {
+      : from_memory(weights_from_memory(model)),
+        output(tuned(model.weights().wte, model.config().vocab_size, model.config().n_embd)) {
     const std::size_t C = model.config().n_embd, P = model.config().proj_width();
     for (const LayerWeights& w : model.weights().layers) {
       layers_.push_back({tuned(w.qkv_w, P, C), tuned(w.attn_proj_w, C, C), tuned(w.fc_w, 4 * C, C),
@@ -63,11 +65,12 @@ struct TunedMatrices {
   };
   const Layer& layer(std::size_t l) const { return layers_[l]; }
   void gelu(float* out, const float* inp, std::size_t n) const { fast::gelu_forward(out, inp, n); }
+  bool from_memory;    // the model's weights are read from main memory every step
   TunedMatrix output;  // the tied output layer: wte (V, C)
 
  private:
-  static TunedMatrix tuned(const float* weight, std::size_t rows, std::size_t cols) {
-    return {weight, rows, cols, &panels_of(weight, rows, cols)};
+  TunedMatrix tuned(const float* weight, std::size_t rows, std::size_t cols) const {
+    return {weight, rows, cols, &panels_of(weight, rows, cols), from_memory};
   }
   std::vector<Layer> layers_;
 };

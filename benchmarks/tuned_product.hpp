@@ -9,8 +9,15 @@
 //   tuned: few rows      fast::few_rows_matmul, from W as the model stores it
 //   tuned: BLAS          fast::blas_matmul, OpenBLAS's sgemm (packs W first)
 // The machine profile measures the four side by side (measure_loops), at every width
-// and batch size, and TunedMatrix calls the one that was fastest at the profile's
-// nearest width and at the largest batch size it measured that is not above N.
+// and batch size, twice: on a matrix in the cache, and from memory (on weights twice
+// the size of the last cache, so that every call streams them from main memory; at
+// GPT-2 small's widths and lesson 08's batch sizes only). Which
+// is fastest differs between the two: from memory a loop is as fast as its reads keep
+// up with main memory, in the cache as fast as its arithmetic. A model whose weights
+// are at least the profile's main_memory_bytes() (lesson 08's GPT-2-shaped one) reads
+// them from main memory every step, so TunedMatrix calls the product that was fastest
+// from memory; a smaller one (ours) the one fastest in the cache; either at the
+// profile's nearest width and at the largest batch size it measured that is not above N.
 // Read once per program, before anything is timed (bench_main); measured first (about
 // 6 seconds here) when the profile lacks them.
 #pragma once
@@ -26,6 +33,7 @@
 
 #include "06_kvcache/machine_profile.hpp"
 #include "fast/fast.hpp"
+#include "gpt.hpp"
 #include "ops.hpp"
 
 namespace tang::bench {
@@ -34,14 +42,17 @@ enum class Product { kLessonLoop, kPanels, kFewRows, kBlas };
 
 struct ProductLoop {
   Product product;
-  const char* loop;  // its name in the machine profile
+  const char* loop;         // its name in the machine profile, in the cache
+  const char* memory_loop;  // and from memory
 };
-inline constexpr ProductLoop kProductLoops[] = {{Product::kLessonLoop, "tuned: lesson loop"},
-                                                {Product::kPanels, "tuned: panels"},
-                                                {Product::kFewRows, "tuned: few rows"},
-                                                {Product::kBlas, "tuned: BLAS"}};
+inline constexpr ProductLoop kProductLoops[] = {
+    {Product::kLessonLoop, "tuned: lesson loop", "tuned: lesson loop, from memory"},
+    {Product::kPanels, "tuned: panels", "tuned: panels, from memory"},
+    {Product::kFewRows, "tuned: few rows", "tuned: few rows, from memory"},
+    {Product::kBlas, "tuned: BLAS", "tuned: BLAS, from memory"}};
 
-// The four as loops for the machine profile (panels copied from each loop's W once).
+// The four as loops for the machine profile (panels copied from each loop's W once),
+// in the cache, then from memory.
 inline std::vector<LoopToMeasure> product_loops() {
   std::vector<LoopToMeasure> loops = {
       fp32_product_loop(kProductLoops[0].loop, ops::matmul_forward),
@@ -56,28 +67,49 @@ inline std::vector<LoopToMeasure> product_loops() {
        }},
       fp32_product_loop(kProductLoops[2].loop, fast::few_rows_matmul),
       fp32_product_loop(kProductLoops[3].loop, fast::blas_matmul)};
+  for (std::size_t i = 0; i < std::size(kProductLoops); ++i) {
+    LoopToMeasure from_memory = loops[i];
+    from_memory.name = kProductLoops[i].memory_loop;
+    from_memory.from_memory = true;
+    loops.push_back(from_memory);
+  }
   return loops;
 }
 
-// For every width and batch size of the profile, the fastest product, and the
-// fastest without panels (for weights that have no panel copy).
+// Whether a model's weights, `bytes` of them all read every step, come from main
+// memory on the machine of `profile` (as lesson 08's GPT-2-shaped model's do) or
+// stay in a cache (as ours do).
+inline bool weights_from_memory(const MachineProfile& profile, double bytes) {
+  return bytes >= static_cast<double>(profile.main_memory_bytes());
+}
+
+// For every width and batch size of the profile, in the cache and from memory, the
+// fastest product, and the fastest without panels (for weights that have no panel copy).
 class ProductChoice {
  public:
   explicit ProductChoice(const MachineProfile& profile) {
-    for (const ProductLoop& p : kProductLoops) {
-      for (const LoopRate& r : profile.loop_gflops.at(p.loop)) {
-        keep_faster(best_[{r.cols, r.B}], {p.product, r.gflops});
-        if (p.product != Product::kPanels)
-          keep_faster(best_unpanelled_[{r.cols, r.B}], {p.product, r.gflops});
+    for (const bool memory : {false, true}) {
+      Table& table = tables_[memory];
+      for (const ProductLoop& p : kProductLoops) {
+        for (const LoopRate& r : profile.loop_gflops.at(memory ? p.memory_loop : p.loop)) {
+          keep_faster(table.best[{r.cols, r.B}], {p.product, r.gflops});
+          if (p.product != Product::kPanels)
+            keep_faster(table.best_unpanelled[{r.cols, r.B}], {p.product, r.gflops});
+        }
       }
     }
   }
-  // The fastest for N rows of a matrix `cols` wide: at the measured width nearest
-  // to cols (on a log scale), at the largest measured batch size up to N.
-  Product fastest(std::size_t N, std::size_t cols, bool with_panels) const {
-    return (with_panels ? best_ : best_unpanelled_).at(point(N, cols)).product;
+  // The fastest for N rows of a matrix `cols` wide, its weights in the cache or
+  // (from_memory) streamed from main memory: at the measured width nearest to cols
+  // (on a log scale), at the largest measured batch size up to N.
+  Product fastest(std::size_t N, std::size_t cols, bool with_panels, bool from_memory) const {
+    const Table& table = tables_[from_memory];
+    return (with_panels ? table.best : table.best_unpanelled).at(table.point(N, cols)).product;
   }
-  double gflops(std::size_t N, std::size_t cols) const { return best_.at(point(N, cols)).gflops; }
+  double gflops(std::size_t N, std::size_t cols, bool from_memory) const {
+    const Table& table = tables_[from_memory];
+    return table.best.at(table.point(N, cols)).gflops;
+  }
 
  private:
   struct Best {
@@ -87,22 +119,26 @@ class ProductChoice {
   static void keep_faster(Best& best, const Best& other) {
     if (other.gflops > best.gflops) best = other;
   }
-  static std::pair<std::size_t, std::size_t> point(std::size_t N, std::size_t cols) {
-    // nearest on a log scale: the smallest ratio of the larger to the smaller
-    const auto ratio = [cols](std::size_t w) {
-      return double(std::max(w, cols)) / double(std::max<std::size_t>(1, std::min(w, cols)));
-    };
-    std::size_t width = kProfileWidths[0];
-    for (std::size_t w : kProfileWidths) {
-      if (ratio(w) < ratio(width)) width = w;
+  struct Table {
+    std::map<std::pair<std::size_t, std::size_t>, Best> best, best_unpanelled;  // (width, B) ->
+    // The measured (width, B) for N rows of a matrix `cols` wide: the width nearest on a
+    // log scale (the smallest ratio of the larger to the smaller), the largest B up to N
+    // (the smallest when N is below them all).
+    std::pair<std::size_t, std::size_t> point(std::size_t N, std::size_t cols) const {
+      const auto ratio = [cols](std::size_t w) {
+        return double(std::max(w, cols)) / double(std::max<std::size_t>(1, std::min(w, cols)));
+      };
+      std::pair<std::size_t, std::size_t> at = best.begin()->first;
+      for (const auto& [p, b] : best) {
+        if (ratio(p.first) < ratio(at.first)) at.first = p.first;
+      }
+      for (const auto& [p, b] : best) {  // by increasing B at each width
+        if (p.first == at.first && p.second <= N) at.second = p.second;
+      }
+      return at;
     }
-    std::size_t B = kProfileBatches[0];
-    for (std::size_t b : kProfileBatches) {
-      if (b <= N) B = b;
-    }
-    return {width, B};
-  }
-  std::map<std::pair<std::size_t, std::size_t>, Best> best_, best_unpanelled_;  // (width, B) ->
+  };
+  Table tables_[2];  // in the cache, from memory
 };
 
 // The profile with the four products (measured now when it lacks them), and the
@@ -119,14 +155,28 @@ inline const ProductChoice& product_choice() {
   return choice;
 }
 
-// The profile's rates of the chosen product as one more loop, `name`, so that the
-// cost model predicts the tuned path's steps from the products they run.
-inline void add_chosen_loop(MachineProfile& p, const std::string& name) {
+// Whether a model's weights come from main memory on this machine (its profile's).
+inline bool weights_from_memory(const GPT& model) {
+  return weights_from_memory(product_profile(),
+                             static_cast<double>(model.parameters().size() * sizeof(float)));
+}
+
+// The profile's rates of the chosen product, in the cache or from memory, as one more
+// loop, `name`, so that the cost model predicts the tuned path's steps from the rates
+// their products were chosen by.
+inline void add_chosen_loop(MachineProfile& p, const std::string& name, bool from_memory) {
   std::vector<LoopRate>& rates = p.loop_gflops[name];
   rates.clear();
-  for (std::size_t cols : kProfileWidths) {
-    for (std::size_t B : kProfileBatches)
-      rates.push_back({cols, B, product_choice().gflops(B, cols)});
+  if (from_memory) {
+    for (std::size_t cols : kMemoryWidths) {
+      for (std::size_t B : kMemoryBatches)
+        rates.push_back({cols, B, product_choice().gflops(B, cols, true)});
+    }
+  } else {
+    for (std::size_t cols : kProfileWidths) {
+      for (std::size_t B : kProfileBatches)
+        rates.push_back({cols, B, product_choice().gflops(B, cols, false)});
+    }
   }
 }
 
@@ -144,11 +194,12 @@ inline const fast::PanelMatrix& panels_of(const float* weight, std::size_t rows,
 }
 
 // out (N, OC) = inp (N, IC) @ weight^T + bias with the chosen product; `panels` is
-// weight's panel copy, or null when there is none (the fastest of the other three).
+// weight's panel copy, or null when there is none (the fastest of the other three);
+// from_memory: the weights are read from main memory (weights_from_memory).
 inline void tuned_product(float* out, const float* inp, const float* weight,
                           const fast::PanelMatrix* panels, const float* bias, std::size_t N,
-                          std::size_t IC, std::size_t OC) {
-  switch (product_choice().fastest(N, IC, panels != nullptr)) {
+                          std::size_t IC, std::size_t OC, bool from_memory) {
+  switch (product_choice().fastest(N, IC, panels != nullptr, from_memory)) {
     case Product::kLessonLoop:
       return ops::matmul_forward(out, inp, weight, bias, N, IC, OC);
     case Product::kPanels:
@@ -160,10 +211,11 @@ inline void tuned_product(float* out, const float* inp, const float* weight,
   }
 }
 
-// The product of Kernels (gpt.hpp) on the tuned path: weights without panels.
+// The product of Kernels (gpt.hpp) on the tuned path: weights without panels, in the
+// cache (the rows that run it run our model).
 inline void tuned_matmul_forward(float* out, const float* inp, const float* weight,
                                  const float* bias, std::size_t N, std::size_t IC, std::size_t OC) {
-  tuned_product(out, inp, weight, nullptr, bias, N, IC, OC);
+  tuned_product(out, inp, weight, nullptr, bias, N, IC, OC, false);
 }
 
 }  // namespace tang::bench

@@ -86,11 +86,27 @@ double measure_read_gb_per_s(std::size_t bytes) {
   return static_cast<double>(bytes) / seconds / 1e9;
 }
 
-double measure_loop(const MatmulLoop& loop, std::size_t cols, std::size_t B) {
+// One loop's copies (each on a W of its own, rows x cols), called in turn on the same
+// B input rows: GFLOP/s over them all.
+double measure_loop(const std::vector<MatmulLoop>& copies, std::size_t rows, std::size_t cols,
+                    std::size_t B) {
   const std::vector<float> in = random_floats(B * cols, B);
-  std::vector<float> out(B * kProfileRows);
-  const double seconds = seconds_per_call([&] { loop(out.data(), in.data(), B); });
-  return 2.0 * static_cast<double>(kProfileRows * cols * B) / seconds / 1e9;
+  std::vector<float> out(B * rows);
+  const double seconds = seconds_per_call([&] {
+    for (const MatmulLoop& loop : copies) loop(out.data(), in.data(), B);
+  });
+  return 2.0 * static_cast<double>(copies.size() * rows * cols * B) / seconds / 1e9;
+}
+
+// A loop as measure_loops times it at one width: one matrix of kProfileRows rows,
+// or, from memory, enough matrices of kMemoryRows rows to fill `memory_bytes`.
+std::vector<MatmulLoop> make_copies(const LoopToMeasure& loop, std::size_t cols,
+                                    std::size_t memory_bytes) {
+  if (!loop.from_memory) return {loop.make(kProfileRows, cols)};
+  const std::size_t bytes = kMemoryRows * cols * sizeof(float);
+  std::vector<MatmulLoop> copies(std::max<std::size_t>(2, (memory_bytes + bytes - 1) / bytes));
+  for (MatmulLoop& copy : copies) copy = loop.make(kMemoryRows, cols);
+  return copies;
 }
 
 // Inputs spread as a model's activations are (GELU's erf takes longer on some
@@ -185,6 +201,16 @@ double MachineProfile::loop_gflops_at(const std::string& loop, std::size_t cols,
   return log_interpolate(by_batch, static_cast<double>(B));
 }
 
+std::size_t MachineProfile::main_memory_bytes() const {
+  if (read_gb_per_s.empty()) throw UserError("machine profile: no bandwidth measured");
+  double slowest = read_gb_per_s.front().second;
+  for (const auto& [bytes, rate] : read_gb_per_s) slowest = std::min(slowest, rate);
+  for (const auto& [bytes, rate] : read_gb_per_s) {
+    if (rate <= kMainMemoryPace * slowest) return bytes;
+  }
+  return read_gb_per_s.back().first;  // not reached: the slowest is within its own pace
+}
+
 LoopToMeasure plain_fp32_loop() {
   return fp32_product_loop(kPlainFp32Loop, ops::matmul_forward);
 }
@@ -202,12 +228,27 @@ void measure_loops(MachineProfile& p, std::span<const LoopToMeasure> loops) {
   for (const LoopToMeasure& loop : loops) p.loop_gflops[loop.name].clear();
   // every loop at one width and batch size, then the next: loops measured together
   // are measured side by side, under the same load, and can be compared
+  const bool any_from_memory =
+      std::any_of(loops.begin(), loops.end(), [](const LoopToMeasure& l) { return l.from_memory; });
+  const std::size_t memory_bytes = any_from_memory ? 2 * p.main_memory_bytes() : 0;
+  const auto among = [](const auto& values, std::size_t x) {
+    return std::find(std::begin(values), std::end(values), x) != std::end(values);
+  };
+  const auto measured_at = [&](const LoopToMeasure& loop, std::size_t cols, std::size_t B) {
+    return !loop.from_memory || (among(kMemoryWidths, cols) && among(kMemoryBatches, B));
+  };
   for (std::size_t cols : kProfileWidths) {
-    std::vector<MatmulLoop> runs;
-    for (const LoopToMeasure& loop : loops) runs.push_back(loop.make(kProfileRows, cols));
+    std::vector<std::vector<MatmulLoop>> runs;  // none for a loop not measured at this width
+    for (const LoopToMeasure& loop : loops) {
+      runs.push_back(measured_at(loop, cols, 1) ? make_copies(loop, cols, memory_bytes)
+                                                : std::vector<MatmulLoop>{});
+    }
     for (std::size_t B : kProfileBatches) {
-      for (std::size_t i = 0; i < loops.size(); ++i)
-        p.loop_gflops[loops[i].name].push_back({cols, B, measure_loop(runs[i], cols, B)});
+      for (std::size_t i = 0; i < loops.size(); ++i) {
+        if (!measured_at(loops[i], cols, B)) continue;
+        const std::size_t rows = loops[i].from_memory ? kMemoryRows : kProfileRows;
+        p.loop_gflops[loops[i].name].push_back({cols, B, measure_loop(runs[i], rows, cols, B)});
+      }
     }
   }
 }

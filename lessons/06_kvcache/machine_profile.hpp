@@ -9,7 +9,9 @@
 //                    slow once it must come from main memory
 //   loop rate        GFLOP/s of one matrix-product loop of the course (a multiply
 //                    and an add are 2 flops) on a matrix that sits in the cache,
-//                    for B input rows at once: B = 1 is a matrix-vector product
+//                    for B input rows at once: B = 1 is a matrix-vector product;
+//                    a loop measured from memory runs on weights twice the size
+//                    of the last cache instead, which it must stream from main memory
 //   per sequence     what batching cannot share: attention over a sequence's own
 //                    keys, and drawing its next character
 //
@@ -59,7 +61,12 @@ struct MachineProfile {
   // UserError when the profile has no such loop.
   double loop_gflops_at(const std::string& loop, std::size_t cols, std::size_t B) const;
   bool has_loop(const std::string& loop) const { return loop_gflops.count(loop) > 0; }
+  // Where main memory starts: the smallest measured working set whose bandwidth is
+  // within kMainMemoryPace of the slowest measured (main memory's). Weights this large
+  // or larger stream from main memory every step; smaller ones stay in a cache.
+  std::size_t main_memory_bytes() const;
 };
+inline constexpr double kMainMemoryPace = 1.5;
 
 // One matrix-product loop to measure: make(rows, cols) builds it for a W of its
 // own (rows x cols); the loop it returns does out (B, rows) = in (B, cols) @ W^T.
@@ -67,6 +74,11 @@ using MatmulLoop = std::function<void(float* out, const float* in, std::size_t B
 struct LoopToMeasure {
   std::string name;  // e.g. "fp32", "int8"
   std::function<MatmulLoop(std::size_t rows, std::size_t cols)> make;
+  // false: measured on one matrix of kProfileRows rows, which sits in the cache;
+  // true: on matrices of kMemoryRows rows, as many as make twice main_memory_bytes()
+  // (so each call finds its weights gone from the cache), called in turn, at
+  // kMemoryWidths and kMemoryBatches only (each call is long)
+  bool from_memory = false;
 };
 
 // The widths and batch sizes at which every loop is measured, on 256-row
@@ -74,6 +86,12 @@ struct LoopToMeasure {
 inline constexpr std::size_t kProfileWidths[] = {128, 512, 768, 3072};
 inline constexpr std::size_t kProfileBatches[] = {1, 2, 4, 8, 16, 32, 64, 128};
 inline constexpr std::size_t kProfileRows = 256;
+// A loop measured from memory: rows a matrix (as many as GPT-2 small's have), the
+// widths (GPT-2 small's: the only model here whose weights do not fit in the cache)
+// and the batch sizes (those lesson 08 runs that model at).
+inline constexpr std::size_t kMemoryRows = 2048;
+inline constexpr std::size_t kMemoryWidths[] = {768, 3072};
+inline constexpr std::size_t kMemoryBatches[] = {1, 2, 4, 8, 16, 32};
 
 // The plain fp32 loop of lessons 01-07 (ops::matmul_forward), and its name.
 inline constexpr const char* kPlainFp32Loop = "fp32 plain";
@@ -108,7 +126,8 @@ void measure_per_sequence(MachineProfile& p, const PerSequenceCode& code);
 MachineProfile measure_machine_profile(std::span<const LoopToMeasure> loops);
 // Measures `loops` at every width and batch size into `p` (replacing any rates
 // of the same names), side by side: every loop at one width and batch size before
-// the next, so that loops measured in one call can be compared.
+// the next, so that loops measured in one call can be compared. Loops measured
+// from memory take their working set from p's bandwidth (main_memory_bytes).
 void measure_loops(MachineProfile& p, std::span<const LoopToMeasure> loops);
 
 // The profile as text (one measurement a line) and back. parse_profile throws
