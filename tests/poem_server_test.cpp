@@ -651,6 +651,13 @@ void thirty_two_streams_are_the_writers_alone(
     EXPECT_EQ(streams[i].last.value("poem", ""), poem) << "request " << i;
   }
   EXPECT_GT(metric(server, "tang_largest_batch"), 4) << "they were written together";
+  // the engine's CPU time by part: its forward passes, draws and hand-offs within the whole
+  const auto cpu = [&](const std::string& part) {
+    return metric(server, "tang_engine_cpu_seconds_total{part=\"" + part + "\"}");
+  };
+  EXPECT_GT(cpu("forward"), 0.0);
+  EXPECT_GT(cpu("draw"), 0.0);
+  EXPECT_LE(cpu("forward") + cpu("draw") + cpu("hand_off"), cpu("all"));
 }
 
 TEST(PoemServer, ThirtyTwoStreamsAtOnceAreLessonSixsPoems) {

@@ -517,7 +517,14 @@ std::string PoemHttpServer::metrics_text() const {
       << c.reused_positions
       << "\n# HELP tang_preemptions_total Texts that gave their blocks back to make room.\n"
          "# TYPE tang_preemptions_total counter\ntang_preemptions_total "
-      << c.preemptions << "\n";
+      << c.preemptions
+      << "\n# HELP tang_engine_cpu_seconds_total The engine thread's CPU time: all of it, and "
+         "its forward passes, draws and hand-offs.\n"
+         "# TYPE tang_engine_cpu_seconds_total counter\n"
+      << "tang_engine_cpu_seconds_total{part=\"all\"} " << s.engine_cpu_seconds << "\n"
+      << "tang_engine_cpu_seconds_total{part=\"forward\"} " << c.forward_cpu_seconds << "\n"
+      << "tang_engine_cpu_seconds_total{part=\"draw\"} " << c.draw_cpu_seconds << "\n"
+      << "tang_engine_cpu_seconds_total{part=\"hand_off\"} " << c.hand_off_cpu_seconds << "\n";
   return out.str();
 }
 
