@@ -357,7 +357,7 @@ inline int bench_main(int argc, char** argv, int default_threads, void (*registe
       ->Unit(benchmark::kMicrosecond);
   register_lesson();
   // which product the tuned path runs (tuned_product.hpp): read from the machine profile,
-  // or measured into it (about 6 seconds here) when it lacks them, before anything is timed
+  // or measured into it (about 13 seconds here) when it lacks them, before anything is timed
   product_choice();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

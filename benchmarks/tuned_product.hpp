@@ -19,7 +19,7 @@
 // from memory; a smaller one (ours) the one fastest in the cache; either at the
 // profile's nearest width and at the largest batch size it measured that is not above N.
 // Read once per program, before anything is timed (bench_main); measured first (about
-// 6 seconds here) when the profile lacks them.
+// 6 seconds here in the cache, 7 more from memory) when the profile lacks them.
 #pragma once
 
 #include <algorithm>
