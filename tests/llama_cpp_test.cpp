@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "08_many_poems/gguf_writer.hpp"  // fp16_bits, fp16_value
 #include "checkpoint.hpp"
 #include "errors.hpp"
 #include "gpt.hpp"
@@ -135,7 +136,9 @@ struct Agreement {
 // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), looked up in a table indexed by x as
 // an fp16 and holding fp16 values; x itself below -10 gives 0, above 10 gives x.
 void llama_cpp_gelu(float* out, const float* in, std::size_t n) {
-  const auto half = [](float x) { return static_cast<float>(static_cast<_Float16>(x)); };
+  const auto half = [](float x) {
+    return tang::gguf::fp16_value(tang::gguf::fp16_bits(x));
+  };  // to fp16
   for (std::size_t i = 0; i < n; ++i) {
     const float x = half(in[i]);
     const float tanh_form =
