@@ -235,7 +235,7 @@ std::size_t walk(std::span<const float> probabilities, float coin) {
 TokenId sample_next(std::span<float> logits, const SamplingSettings& s, Rng& rng,
                     SamplerScratch& scratch) {
   if (s.temperature == 0.0f) return argmax(logits);
-  if (s.top_k == 0 || s.top_k >= logits.size() || s.top_k > kFewKept) {
+  if (!leaves_scaled_logits(s, logits.size())) {
     const float max = max_of(logits.data(), logits.size());
     for (float& z : logits) z = (z - max) / s.temperature;  // as lesson 03: no overflow
     top_k_filter(logits, s.top_k, scratch.values);

@@ -56,10 +56,16 @@ struct SamplerScratch {
 // A top-k up to this many: the softmax and the walk take only the kept characters.
 inline constexpr std::size_t kFewKept = 64;
 
+// Whether sample_next with `s` over `n` logits takes its two-pass way (a small
+// top-k at T > 0), which leaves the logits at the temperature behind.
+inline bool leaves_scaled_logits(const SamplingSettings& s, std::size_t n) {
+  return s.temperature != 0.0f && s.top_k > 0 && s.top_k < n && s.top_k <= kFewKept;
+}
+
 // Lesson 03's sampling step with the tuned pieces: temperature -> top-k ->
 // softmax -> top-p -> one coin, overwriting `logits`. The same character as the
 // lesson's sample_next, up to the last bit of the vectorised softmax. With a
-// top-k up to kFewKept (and T > 0) the same character exactly, in two passes
+// top-k up to kFewKept and T > 0 (leaves_scaled_logits) the same character exactly, in two passes
 // over the vocabulary: the softmax, top-p and the coin's walk take only the
 // kept characters, and `logits` is left holding every logit at the
 // temperature, (z - max) / T, before any filter: what lesson 01's softmax of

@@ -11,17 +11,24 @@
 
 namespace tang {
 
-double thread_cpu_seconds() {
+namespace {
+
+// `clock`'s time in seconds (0 when it cannot be read).
+double seconds_on(clockid_t clock) {
   timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  if (clock_gettime(clock, &t) != 0) return 0;
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+}  // namespace
+
+double thread_cpu_seconds() {
+  return seconds_on(CLOCK_THREAD_CPUTIME_ID);
 }
 
 double thread_cpu_seconds(std::thread::native_handle_type thread) {
   clockid_t clock{};
-  timespec t{};
-  if (pthread_getcpuclockid(thread, &clock) != 0 || clock_gettime(clock, &t) != 0) return 0;
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+  return pthread_getcpuclockid(thread, &clock) == 0 ? seconds_on(clock) : 0;
 }
 
 CpuParts CpuParts::of(const EngineCounters& k, double engine_cpu, double requests_cpu,

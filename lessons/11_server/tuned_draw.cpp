@@ -8,11 +8,9 @@ TokenId TunedDraw::operator()(std::span<float> logits, const SamplingSettings& s
   if (record) return sample_next(logits, settings, rng, record, constraint);
   if (constraint) constraint(logits);  // lesson 05: banned characters become -inf
   const TokenId drawn = fast::sample_next(logits, settings, rng, scratch_);
-  // what fast::sample_next leaves in `logits` with a small top-k: every logit at
-  // the temperature, before the filters
-  const bool scaled_left = settings.temperature > 0.0f && settings.top_k > 0 &&
-                           settings.top_k < logits.size() && settings.top_k <= fast::kFewKept;
-  if (keep_scaled_ && scaled_left && !constraint) scaled_.assign(logits.begin(), logits.end());
+  // a mask's distribution is taken before the mask: what is left is not it
+  if (keep_scaled_ && !constraint && fast::leaves_scaled_logits(settings, logits.size()))
+    scaled_.assign(logits.begin(), logits.end());
   return drawn;
 }
 
