@@ -28,6 +28,15 @@
 
 namespace {
 
+// One opening, 春风, with seed 5, `max_chars` characters at most.
+tang::PoemRequest spring_wind(std::size_t max_chars) {
+  tang::PoemRequest r;
+  r.opening = "春风";
+  r.max_chars = max_chars;
+  r.seed = 5;
+  return r;
+}
+
 // Openings, acrostics of 5 and 7 characters a line, regular verse, greedy and sampled settings,
 // each with its own seed (more varied than lesson 11's mix, load_run.hpp).
 std::vector<tang::PoemRequest> varied_requests(std::size_t n) {
@@ -351,10 +360,7 @@ TEST(PoemEngine, SixteenAtOnceShareTheirOpening) {
 TEST(PoemEngine, ASlowReaderGetsTheSameCharactersAndProbabilities) {
   NEED_SHIPPED_MODEL();
   tang::PagedEngine engine(model, tang::EngineOptions{});
-  tang::PoemRequest r;
-  r.opening = "春风";
-  r.max_chars = 30;
-  r.seed = 5;
+  tang::PoemRequest r = spring_wind(30);
   r.probabilities = true;
   const auto serve = [&](bool slow) {
     std::vector<tang::WrittenCharacter> seen;
@@ -385,10 +391,7 @@ TEST(PoemEngine, ASlowReaderGetsTheSameCharactersAndProbabilities) {
 TEST(PoemEngine, ARequestWithoutLogprobsComputesNoProbabilities) {
   NEED_SHIPPED_MODEL();
   tang::PagedEngine engine(model, tang::EngineOptions{});
-  tang::PoemRequest r;
-  r.opening = "春风";
-  r.max_chars = 20;
-  r.seed = 5;
+  tang::PoemRequest r = spring_wind(20);
   const std::size_t before = tang::probabilities_worked_out();
   const tang::ServedPoem plain = tang::serve_poem(engine, r, [](const auto&) { return true; });
   EXPECT_EQ(tang::probabilities_worked_out(), before) << "none asked, none worked out";
